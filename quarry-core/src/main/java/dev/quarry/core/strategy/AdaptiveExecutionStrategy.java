@@ -1,0 +1,177 @@
+package dev.quarry.core.strategy;
+
+import dev.quarry.core.Dumpable;
+import dev.quarry.core.Invocable;
+import dev.quarry.core.InvocationType;
+import dev.quarry.core.internal.NonBlockingFlag;
+import dev.quarry.core.thread.TryExecutor;
+import java.io.IOException;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+
+/**
+ * The default strategy: eats what it kills whenever that is safe, and never starves.
+ *
+ * <p>For each produced task it picks a mode from the task's {@link InvocationType} and from whether a thread is
+ * waiting to take over production right now:
+ * <ul>
+ *   <li><b>produce-consume</b>: a {@code NON_BLOCKING} task runs in place, with a hot cache, always — even on the last
+ *       thread, which is what lets a wake-up or a flow-control frame unblock threads stuck in application code;
+ *   <li><b>execute-produce-consume</b>: a task that may block is eaten in place only after a reserved thread took
+ *       production over by <em>direct hand-off</em> ({@link TryExecutor#tryExecute}); nothing ever waits in a queue for
+ *       the right to produce;
+ *   <li><b>produce-execute-consume</b>: otherwise a {@code BLOCKING} task goes to the task executor (the thread pool, or
+ *       bounded virtual threads) and this thread keeps producing: the low-priority path that guarantees one thread
+ *       always produces even when every pooled thread is blocked;
+ *   <li><b>produce-invoke-consume</b>: an {@code EITHER} task that cannot be handed off runs in place in non-blocking
+ *       mode ({@link Invocable#invokeNonBlocking}), so it must not block (an HTTP/2 session then only parses and
+ *       dispatches).
+ * </ul>
+ * When the caller itself runs in non-blocking mode, the strategy never consumes a task that may block: it uses
+ * produce-execute-consume for blocking tasks and produce-invoke-consume for {@code EITHER} ones.
+ *
+ * <p>Thread-safety: one thread produces at a time (one CAS to take production, none to hand it off: the owner passes
+ * it to the reserved thread with the task). The mode counters are {@link java.util.concurrent.atomic.LongAdder}s.
+ */
+public final class AdaptiveExecutionStrategy implements ExecutionStrategy, Dumpable {
+    private final Producer producer;
+    private final TryExecutor threads;
+    private final Executor blockingExecutor;
+    private final ProductionState state = new ProductionState();
+    private final StrategyCounters counters = new StrategyCounters();
+    private final Runnable dispatched = Invocable.task(InvocationType.BLOCKING, this::runDispatched);
+    // Runs on a reserved thread that was handed production: it owns production already.
+    private final Runnable handedOver = Invocable.task(InvocationType.BLOCKING, this::produceLoop);
+
+    /**
+     * A strategy whose blocking tasks run on the same pool that produces.
+     *
+     * @param producer the producer of tasks
+     * @param threads platform threads: reserved threads take production over, and dispatches and blocking tasks are
+     *     executed here
+     */
+    public AdaptiveExecutionStrategy(Producer producer, TryExecutor threads) {
+        this(producer, threads, threads);
+    }
+
+    /**
+     * @param producer the producer of tasks
+     * @param threads platform threads: reserved threads take production over, and dispatches are executed here
+     * @param blockingExecutor runs blocking tasks in produce-execute-consume mode, e.g. bounded virtual threads
+     */
+    public AdaptiveExecutionStrategy(Producer producer, TryExecutor threads, Executor blockingExecutor) {
+        this.producer = Objects.requireNonNull(producer, "producer");
+        this.threads = Objects.requireNonNull(threads, "threads");
+        this.blockingExecutor = Objects.requireNonNull(blockingExecutor, "blockingExecutor");
+    }
+
+    @Override
+    public void produce() {
+        if (state.tryStartProducing()) {
+            produceLoop();
+        }
+    }
+
+    @Override
+    public void dispatch() {
+        if (state.trySetPending()) {
+            counters.dispatches.increment();
+            try {
+                threads.execute(dispatched);
+            } catch (RuntimeException x) {
+                state.clearPending();
+                throw x;
+            }
+        }
+    }
+
+    private void runDispatched() {
+        if (state.tryStartPendingProduction()) {
+            produceLoop();
+        }
+    }
+
+    private void produceLoop() {
+        while (true) {
+            Runnable task = Tasks.produce(producer);
+            if (task == null) {
+                if (state.tryStopProducing()) {
+                    return;
+                }
+                continue;
+            }
+            InvocationType type = Invocable.invocationTypeOf(task);
+            if (type == InvocationType.NON_BLOCKING) {
+                counters.produceConsume.increment();
+                Tasks.run(task);
+                continue;
+            }
+            boolean nonBlockingCaller = Invocable.isNonBlockingInvocation();
+            if (!nonBlockingCaller && threads.tryExecute(handedOver)) {
+                // Production now belongs to the reserved thread: eat the task with a hot cache and leave.
+                counters.executeProduceConsume.increment();
+                Tasks.run(task);
+                return;
+            }
+            if (type == InvocationType.EITHER) {
+                counters.produceInvokeConsume.increment();
+                invokeNonBlocking(task);
+            } else {
+                counters.produceExecuteConsume.increment();
+                Tasks.execute(blockingExecutor, task);
+            }
+        }
+    }
+
+    private static void invokeNonBlocking(Runnable task) {
+        // Same as Invocable.invokeNonBlocking, without allocating a wrapper per task.
+        boolean alreadyNonBlocking = NonBlockingFlag.set();
+        try {
+            Tasks.run(task);
+        } finally {
+            if (!alreadyNonBlocking) {
+                NonBlockingFlag.clear();
+            }
+        }
+    }
+
+    /** @return how many tasks were consumed in each mode */
+    public StrategyStatistics statistics() {
+        return counters.snapshot();
+    }
+
+    /** Resets the mode counters. */
+    public void resetStatistics() {
+        counters.reset();
+    }
+
+    /** @return whether a thread owns production right now */
+    public boolean isProducing() {
+        return state.isProducing();
+    }
+
+    @Override
+    public void dump(Appendable out, String indent) throws IOException {
+        out.append(toString()).append(System.lineSeparator());
+        out.append(indent)
+                .append("+- producer: ")
+                .append(String.valueOf(producer))
+                .append(System.lineSeparator());
+        out.append(indent)
+                .append("+- threads: ")
+                .append(String.valueOf(threads))
+                .append(System.lineSeparator());
+        if (blockingExecutor != threads) {
+            out.append(indent)
+                    .append("+- blocking tasks: ")
+                    .append(String.valueOf(blockingExecutor))
+                    .append(System.lineSeparator());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "AdaptiveExecutionStrategy@" + Integer.toHexString(hashCode()) + "{" + state + ", " + counters.snapshot()
+                + "}";
+    }
+}

@@ -1,0 +1,81 @@
+package dev.quarry.core.strategy;
+
+import dev.quarry.core.thread.TryExecutor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A test executor with a fixed pool and a set of "reserved" threads that wait on a {@link SynchronousQueue}: its
+ * {@code offer} succeeds only when a reserved thread is waiting, which is exactly the contract of
+ * {@link TryExecutor#tryExecute}. Independent of Quarry's thread pool so that the strategies are tested on their own.
+ */
+final class HandOffExecutor implements TryExecutor, AutoCloseable {
+    private final ExecutorService pool;
+    private final SynchronousQueue<Runnable> handOff = new SynchronousQueue<>();
+    private final AtomicInteger waiting = new AtomicInteger();
+    private final Thread[] reserved;
+    private volatile boolean closed;
+
+    HandOffExecutor(int poolThreads, int reservedThreads) {
+        AtomicInteger ids = new AtomicInteger();
+        ThreadFactory factory = runnable -> {
+            Thread thread = new Thread(runnable, "test-pool-" + ids.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        };
+        this.pool = Executors.newFixedThreadPool(poolThreads, factory);
+        this.reserved = new Thread[reservedThreads];
+        for (int i = 0; i < reservedThreads; i++) {
+            reserved[i] = new Thread(this::reservedLoop, "test-reserved-" + i);
+            reserved[i].setDaemon(true);
+            reserved[i].start();
+        }
+    }
+
+    private void reservedLoop() {
+        while (!closed) {
+            try {
+                waiting.incrementAndGet();
+                Runnable task;
+                try {
+                    task = handOff.poll(100, TimeUnit.MILLISECONDS);
+                } finally {
+                    waiting.decrementAndGet();
+                }
+                if (task != null) {
+                    task.run();
+                }
+            } catch (InterruptedException x) {
+                return;
+            }
+        }
+    }
+
+    /** @return how many reserved threads are waiting for a hand-off right now */
+    int waitingReserved() {
+        return waiting.get();
+    }
+
+    @Override
+    public boolean tryExecute(Runnable task) {
+        return handOff.offer(task);
+    }
+
+    @Override
+    public void execute(Runnable command) {
+        pool.execute(command);
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        pool.shutdownNow();
+        for (Thread thread : reserved) {
+            thread.interrupt();
+        }
+    }
+}
