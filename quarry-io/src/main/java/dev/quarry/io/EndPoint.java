@@ -1,0 +1,123 @@
+package dev.quarry.io;
+
+import dev.quarry.core.Callback;
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+
+/**
+ * One end of a byte stream (a TCP or Unix-domain socket), used without blocking.
+ *
+ * <p>Reading is on <em>demand</em>: nothing is read until the connection calls {@link #fillInterested(Callback)},
+ * and then only when it calls {@link #fill(ByteBuffer)}. A connection that does not ask stops reading, the kernel's
+ * receive buffer fills, and TCP flow control pushes back on the peer: that is how back pressure reaches a slow or
+ * abusive client without any buffering in the server.
+ *
+ * <p>Buffers are in NIO fill mode for {@link #fill} (bytes are appended at the position) and in drain mode for
+ * {@link #flush} and {@link #write} (bytes from position to limit are written).
+ *
+ * <p>Thread-safety: all methods may be called from any thread; at most one fill interest and one write may be pending
+ * at a time ({@link java.nio.channels.ReadPendingException}, {@link java.nio.channels.WritePendingException}).
+ */
+public interface EndPoint {
+
+    /** @return the local address: an {@link java.net.InetSocketAddress} or a {@link java.net.UnixDomainSocketAddress} */
+    SocketAddress localAddress();
+
+    /** @return the remote address; for Unix-domain sockets usually an unnamed address */
+    SocketAddress remoteAddress();
+
+    /** @return whether the endpoint is open (it may still be shut down for input or output) */
+    boolean isOpen();
+
+    /**
+     * Reads what is available now, without blocking.
+     *
+     * @param buffer where to append the bytes, in fill mode
+     * @return the number of bytes read, 0 if none are available, -1 at end of stream
+     * @throws IOException if the read fails
+     */
+    int fill(ByteBuffer buffer) throws IOException;
+
+    /**
+     * Writes what the socket accepts now, without blocking (a gathering write).
+     *
+     * @param buffers the bytes to write, in drain mode; their positions advance
+     * @return true if every buffer was written completely
+     * @throws IOException if the write fails
+     */
+    boolean flush(ByteBuffer... buffers) throws IOException;
+
+    /**
+     * Asks to be called back once when bytes can be read (or the stream ended, or it failed). The callback's
+     * invocation type decides how the selector runs it.
+     *
+     * @param callback succeeded when readable; failed if the endpoint closes or times out first
+     * @throws java.nio.channels.ReadPendingException if a fill interest is already pending
+     */
+    void fillInterested(Callback callback);
+
+    /** @return whether a fill interest is pending */
+    boolean isFillInterested();
+
+    /**
+     * Writes all the buffers, asynchronously: as much as possible now, the rest when the socket can take it.
+     *
+     * @param callback succeeded once everything is written, failed if the write fails or the endpoint closes
+     * @param buffers the bytes to write, in drain mode; owned by the endpoint until the callback completes
+     * @throws java.nio.channels.WritePendingException if a write is already pending
+     */
+    void write(Callback callback, ByteBuffer... buffers);
+
+    /** Shuts the output down (sends FIN) once pending writes are done; the endpoint closes when input is done too. */
+    void shutdownOutput();
+
+    /** @return whether the output was shut down */
+    boolean isOutputShutdown();
+
+    /** @return whether the end of the input stream was read */
+    boolean isInputShutdown();
+
+    /** Closes the endpoint: pending callbacks fail, the connection is told. Idempotent. */
+    void close();
+
+    /**
+     * Closes the endpoint because of a failure, which pending callbacks receive.
+     *
+     * @param cause why; may be null
+     */
+    void close(Throwable cause);
+
+    /** Closes abortively: the peer sees a reset (RST) rather than an orderly end of stream. */
+    void abort();
+
+    /** @return the connection reading and writing this endpoint */
+    Connection connection();
+
+    /**
+     * Replaces the connection, for protocol upgrades (HTTP/1.1 to HTTP/2). The old connection must have no pending
+     * fill interest; the new one is opened by the caller.
+     *
+     * @param connection the new connection
+     */
+    void setConnection(Connection connection);
+
+    /** @return the idle timeout in milliseconds; 0 or less means none */
+    long idleTimeout();
+
+    /**
+     * Changes the idle timeout; takes effect at the next check.
+     *
+     * @param millis the new timeout in milliseconds; 0 or less for none
+     */
+    void setIdleTimeout(long millis);
+
+    /** @return bytes read so far */
+    long bytesIn();
+
+    /** @return bytes written so far */
+    long bytesOut();
+
+    /** @return when the endpoint was created, from {@link System#nanoTime()} */
+    long createdNanos();
+}

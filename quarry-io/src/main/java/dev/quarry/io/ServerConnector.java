@@ -1,0 +1,450 @@
+package dev.quarry.io;
+
+import dev.quarry.core.Dumpable;
+import dev.quarry.core.LifeCycle;
+import dev.quarry.core.thread.TryExecutor;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.StandardSocketOptions;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Listens on a TCP host:port (IPv4 or IPv6; port 0 picks a free one) or on a Unix-domain socket path, accepts
+ * connections on blocking acceptor threads, caps how many are open at once, and hands each to a
+ * {@link SelectorManager} with the connection its {@link ConnectionFactory} creates.
+ *
+ * <p>At the cap, acceptors stop accepting: new connections wait in the kernel's accept queue (its size is the
+ * {@code acceptQueueSize}) rather than being accepted and dropped. Shutdown is graceful: stop accepting, ask every
+ * connection to finish ({@link Connection#shutdown()}), wait for them within a deadline, then close what is left.
+ *
+ * <p>Thread-safety: start/stop from one thread; statistics from any.
+ */
+public final class ServerConnector implements LifeCycle, Dumpable {
+    private static final System.Logger LOG = System.getLogger(ServerConnector.class.getName());
+
+    private final Config config;
+    private final SelectorManager selectors;
+    private final Set<EndPoint> endPoints = ConcurrentHashMap.newKeySet();
+    private final Semaphore connectionPermits;
+    private final AtomicLong accepted = new AtomicLong();
+    private final AtomicLong closed = new AtomicLong();
+    private final AtomicLong maxOpen = new AtomicLong();
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition allClosed = lock.newCondition();
+    private final List<Thread> acceptors = new ArrayList<>();
+    private volatile ServerSocketChannel serverChannel;
+    private volatile SocketAddress boundAddress;
+    private volatile boolean accepting;
+    private volatile boolean running;
+
+    private ServerConnector(Config config, TryExecutor threads, EndPointIdleTimeout.Factory idleTimeouts) {
+        this.config = config;
+        this.selectors = new SelectorManager(config.name(), config.selectors(), threads, idleTimeouts);
+        this.connectionPermits = config.maxConnections() > 0 ? new Semaphore(config.maxConnections()) : null;
+    }
+
+    /**
+     * @param config what to listen on and how
+     * @param threads the platform threads that run the selectors
+     * @param idleTimeouts the idle timeout of each endpoint (see {@link IdleTimeouts})
+     * @return a connector, not started
+     */
+    public static ServerConnector create(Config config, TryExecutor threads, EndPointIdleTimeout.Factory idleTimeouts) {
+        return new ServerConnector(config, threads, idleTimeouts);
+    }
+
+    @Override
+    public void start() throws IOException {
+        if (running) {
+            return;
+        }
+        ServerSocketChannel channel = openAndBind();
+        serverChannel = channel;
+        boundAddress = channel.getLocalAddress();
+        selectors.start();
+        running = true;
+        accepting = true;
+        for (int i = 0; i < config.acceptors(); i++) {
+            Thread acceptor = Thread.ofPlatform()
+                    .name(config.name() + "-acceptor-" + i)
+                    .daemon(true)
+                    .unstarted(this::acceptLoop);
+            acceptors.add(acceptor);
+            acceptor.start();
+        }
+    }
+
+    private ServerSocketChannel openAndBind() throws IOException {
+        Optional<Path> unix = config.unixSocket();
+        if (unix.isPresent()) {
+            Path path = unix.get();
+            // A socket file left by a crashed process makes bind fail; a regular file there is not ours to delete.
+            if (Files.exists(path) && !Files.isRegularFile(path) && !Files.isDirectory(path)) {
+                Files.delete(path);
+            }
+            ServerSocketChannel channel = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
+            try {
+                channel.bind(UnixDomainSocketAddress.of(path), config.acceptQueueSize());
+            } catch (IOException x) {
+                channel.close();
+                throw new IOException("cannot bind unix socket " + path + ": " + x.getMessage(), x);
+            }
+            return channel;
+        }
+        ServerSocketChannel channel = ServerSocketChannel.open();
+        channel.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+        InetSocketAddress address = config.host().isEmpty()
+                ? new InetSocketAddress(config.port())
+                : new InetSocketAddress(config.host().get(), config.port());
+        try {
+            channel.bind(address, config.acceptQueueSize());
+        } catch (IOException x) {
+            channel.close();
+            throw new IOException("cannot bind " + address + ": " + x.getMessage(), x);
+        }
+        return channel;
+    }
+
+    private void acceptLoop() {
+        ServerSocketChannel channel = serverChannel;
+        boolean inet = config.unixSocket().isEmpty();
+        while (accepting) {
+            if (!acquirePermit()) {
+                return;
+            }
+            SocketChannel connection;
+            try {
+                connection = channel.accept();
+            } catch (ClosedChannelException x) {
+                releasePermit();
+                return;
+            } catch (IOException x) {
+                releasePermit();
+                // Typically EMFILE (too many open files): back off instead of spinning on the same error.
+                LOG.log(Level.WARNING, "accept failed on " + boundAddress + ": " + x.getMessage());
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+                continue;
+            }
+            try {
+                connection.configureBlocking(false);
+                if (inet) {
+                    connection.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                }
+            } catch (IOException x) {
+                LOG.log(Level.DEBUG, "configuring accepted " + connection, x);
+                closeQuietly(connection);
+                releasePermit();
+                continue;
+            }
+            long count = accepted.incrementAndGet();
+            long open = count - closed.get();
+            maxOpen.accumulateAndGet(open, Math::max);
+            selectors.accept(connection, this::newConnection, this::onEndPointClosed);
+        }
+    }
+
+    private Connection newConnection(EndPoint endPoint) {
+        endPoints.add(endPoint);
+        endPoint.setIdleTimeout(config.idleTimeout().toMillis());
+        return config.connectionFactories().get(0).newConnection(this, endPoint);
+    }
+
+    private boolean acquirePermit() {
+        if (connectionPermits == null) {
+            return true;
+        }
+        try {
+            connectionPermits.acquire();
+            return true;
+        } catch (InterruptedException x) {
+            return false;
+        }
+    }
+
+    private void releasePermit() {
+        if (connectionPermits != null) {
+            connectionPermits.release();
+        }
+    }
+
+    private void onEndPointClosed(EndPoint endPoint) {
+        if (endPoint != null) {
+            endPoints.remove(endPoint);
+        }
+        closed.incrementAndGet();
+        releasePermit();
+        if (accepted.get() - closed.get() <= 0) {
+            lock.lock();
+            try {
+                allClosed.signalAll();
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    /**
+     * Stops accepting new connections; open ones keep being served. The listening socket is closed, so new
+     * connection attempts are refused. Idempotent.
+     */
+    public void stopAccepting() {
+        if (!accepting) {
+            return;
+        }
+        accepting = false;
+        ServerSocketChannel channel = serverChannel;
+        if (channel != null) {
+            closeQuietly(channel);
+        }
+        for (Thread acceptor : acceptors) {
+            acceptor.interrupt();
+        }
+        config.unixSocket().ifPresent(path -> {
+            try {
+                Files.deleteIfExists(path);
+            } catch (IOException x) {
+                LOG.log(Level.DEBUG, "deleting " + path, x);
+            }
+        });
+    }
+
+    /**
+     * Shuts down gracefully: stops accepting, asks each connection to finish its in-flight exchanges and close,
+     * waits up to {@code timeout} for all to close, then closes what is left.
+     *
+     * @param timeout how long in-flight exchanges may take
+     * @return true if every connection closed on its own in time
+     * @throws InterruptedException if interrupted while waiting
+     */
+    public boolean shutdown(Duration timeout) throws InterruptedException {
+        stopAccepting();
+        for (EndPoint endPoint : endPoints) {
+            Connection connection = endPoint.connection();
+            if (connection != null) {
+                try {
+                    connection.shutdown();
+                } catch (Throwable x) {
+                    LOG.log(Level.WARNING, "graceful shutdown failed for " + connection, x);
+                    endPoint.close(x);
+                }
+            }
+        }
+        boolean graceful = awaitAllClosed(timeout);
+        for (EndPoint endPoint : endPoints) {
+            endPoint.close();
+        }
+        return graceful;
+    }
+
+    private boolean awaitAllClosed(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        lock.lock();
+        try {
+            while (openConnections() > 0) {
+                long remaining = deadline - System.nanoTime();
+                if (remaining <= 0) {
+                    return false;
+                }
+                allClosed.awaitNanos(remaining);
+            }
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void stop() throws InterruptedException {
+        if (!running) {
+            return;
+        }
+        shutdown(Duration.ZERO);
+        for (Thread acceptor : acceptors) {
+            acceptor.join(TimeUnit.SECONDS.toMillis(5));
+        }
+        acceptors.clear();
+        selectors.stop();
+        running = false;
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    private static void closeQuietly(java.nio.channels.Channel channel) {
+        try {
+            channel.close();
+        } catch (IOException x) {
+            LOG.log(Level.DEBUG, "closing " + channel, x);
+        }
+    }
+
+    /** @return the address actually bound (with the chosen port when 0 was asked), empty before start */
+    public Optional<SocketAddress> boundAddress() {
+        return Optional.ofNullable(boundAddress);
+    }
+
+    /** @return the TCP port actually bound, or -1 for a Unix-domain socket or before start */
+    public int localPort() {
+        return boundAddress instanceof InetSocketAddress inet ? inet.getPort() : -1;
+    }
+
+    /** @return the configuration */
+    public Config config() {
+        return config;
+    }
+
+    /** @return the protocols of the connection factories, default first */
+    public List<String> protocols() {
+        return config.connectionFactories().stream()
+                .map(ConnectionFactory::protocol)
+                .toList();
+    }
+
+    /** @return the endpoints open now */
+    public Set<EndPoint> endPoints() {
+        return Set.copyOf(endPoints);
+    }
+
+    /** @return connections accepted since start */
+    public long acceptedConnections() {
+        return accepted.get();
+    }
+
+    /** @return connections open now */
+    public long openConnections() {
+        return accepted.get() - closed.get();
+    }
+
+    /** @return the most connections open at once since start */
+    public long maxOpenConnections() {
+        return maxOpen.get();
+    }
+
+    /** @return the selectors of this connector */
+    public SelectorManager selectorManager() {
+        return selectors;
+    }
+
+    /**
+     * @return "http/1.1 (h2c) on 0.0.0.0:8080": the default protocol, the others in parentheses, and the address
+     */
+    public String describe() {
+        List<String> protocols = protocols();
+        StringBuilder builder = new StringBuilder(protocols.get(0));
+        if (protocols.size() > 1) {
+            builder.append(" (")
+                    .append(String.join(", ", protocols.subList(1, protocols.size())))
+                    .append(')');
+        }
+        builder.append(" on ");
+        SocketAddress address = boundAddress;
+        if (address instanceof InetSocketAddress inet) {
+            String host = inet.getAddress().getHostAddress();
+            builder.append(host.contains(":") ? "[" + host + "]" : host)
+                    .append(':')
+                    .append(inet.getPort());
+        } else if (address instanceof UnixDomainSocketAddress unixAddress) {
+            builder.append("unix:").append(unixAddress.getPath());
+        } else {
+            builder.append(config.unixSocket()
+                    .map(p -> "unix:" + p)
+                    .orElse(config.host().orElse("0.0.0.0") + ":" + config.port()));
+        }
+        return builder.toString();
+    }
+
+    @Override
+    public void dump(Appendable out, String indent) throws IOException {
+        out.append(toString()).append(System.lineSeparator());
+        out.append(indent).append("+- ");
+        selectors.dump(out, indent + "   ");
+        for (EndPoint endPoint : endPoints) {
+            out.append(indent)
+                    .append("+- ")
+                    .append(String.valueOf(endPoint))
+                    .append(" ")
+                    .append(String.valueOf(endPoint.connection()))
+                    .append(System.lineSeparator());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ServerConnector@" + Integer.toHexString(hashCode()) + "{" + describe() + ", open=" + openConnections()
+                + ", accepted=" + accepted.get() + "}";
+    }
+
+    /**
+     * What a connector listens on and how; immutable.
+     *
+     * @param name for thread names and logs
+     * @param host the host or address to bind, empty for all interfaces
+     * @param port the TCP port, 0 for any free one
+     * @param unixSocket a Unix-domain socket path instead of host and port
+     * @param acceptQueueSize the kernel's accept backlog
+     * @param acceptors how many acceptor threads
+     * @param selectors how many selectors
+     * @param maxConnections the cap on open connections, 0 or less for none
+     * @param idleTimeout how long a connection may be idle before it is closed
+     * @param connectionFactories the protocols, default first
+     */
+    public record Config(
+            String name,
+            Optional<String> host,
+            int port,
+            Optional<Path> unixSocket,
+            int acceptQueueSize,
+            int acceptors,
+            int selectors,
+            int maxConnections,
+            Duration idleTimeout,
+            List<ConnectionFactory> connectionFactories) {
+
+        /** Validates and copies. */
+        public Config {
+            Objects.requireNonNull(name, "name");
+            Objects.requireNonNull(host, "host");
+            Objects.requireNonNull(unixSocket, "unixSocket");
+            Objects.requireNonNull(idleTimeout, "idleTimeout");
+            if (port < 0 || port > 65535) {
+                throw new IllegalArgumentException("port must be 0-65535, was " + port);
+            }
+            if (acceptQueueSize < 1) {
+                throw new IllegalArgumentException("acceptQueueSize must be >= 1, was " + acceptQueueSize);
+            }
+            if (acceptors < 1) {
+                throw new IllegalArgumentException("acceptors must be >= 1, was " + acceptors);
+            }
+            if (selectors < 1) {
+                throw new IllegalArgumentException("selectors must be >= 1, was " + selectors);
+            }
+            connectionFactories = List.copyOf(connectionFactories);
+            if (connectionFactories.isEmpty()) {
+                throw new IllegalArgumentException("at least one connection factory is needed");
+            }
+        }
+    }
+}

@@ -1,0 +1,251 @@
+package dev.quarry.io;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.quarry.core.thread.TryExecutor;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class ServerConnectorTest {
+    private final ExecutorService pool = Executors.newCachedThreadPool();
+    private final BlockingQueue<EchoConnection> connections = new LinkedBlockingQueue<>();
+    private ServerConnector connector;
+    private boolean pauseNewConnections;
+
+    @TempDir
+    Path tempDir;
+
+    @AfterEach
+    void stop() throws Exception {
+        if (connector != null) {
+            connector.stop();
+        }
+        pool.shutdownNow();
+    }
+
+    private ConnectionFactory echoFactory() {
+        return new ConnectionFactory() {
+            @Override
+            public String protocol() {
+                return "echo";
+            }
+
+            @Override
+            public Connection newConnection(ServerConnector connector, EndPoint endPoint) {
+                EchoConnection connection = new EchoConnection(endPoint);
+                connection.paused.set(pauseNewConnections);
+                connections.add(connection);
+                return connection;
+            }
+        };
+    }
+
+    private ServerConnector start(String transport, int maxConnections) throws IOException {
+        boolean unix = transport.equals("unix");
+        ServerConnector.Config config = new ServerConnector.Config(
+                "test",
+                unix ? Optional.empty() : Optional.of("127.0.0.1"),
+                0,
+                unix ? Optional.of(tempDir.resolve("quarry.sock")) : Optional.empty(),
+                128,
+                1,
+                1,
+                maxConnections,
+                Duration.ofSeconds(30),
+                List.of(echoFactory()));
+        connector = ServerConnector.create(config, TryExecutor.noReserved(pool), IdleTimeouts.none());
+        connector.start();
+        return connector;
+    }
+
+    private SocketChannel connect() throws IOException {
+        SocketAddress address = connector.boundAddress().orElseThrow();
+        SocketChannel client = address instanceof UnixDomainSocketAddress
+                ? SocketChannel.open(StandardProtocolFamily.UNIX)
+                : SocketChannel.open();
+        client.connect(address);
+        return client;
+    }
+
+    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            assertTrue(System.nanoTime() < deadline, "timed out waiting until " + what);
+            Thread.sleep(5); // polling interval of a condition wait
+        }
+    }
+
+    private static byte[] readExactly(SocketChannel client, int length) throws IOException {
+        ByteBuffer buffer = ByteBuffer.allocate(length);
+        while (buffer.hasRemaining()) {
+            if (client.read(buffer) < 0) {
+                throw new IOException("EOF after " + buffer.position() + " of " + length + " bytes");
+            }
+        }
+        return buffer.array();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "unix"})
+    void echoesBytesOverEachTransport(String transport) throws Exception {
+        start(transport, 0);
+        try (SocketChannel client = connect()) {
+            byte[] message = "hello quarry".getBytes();
+            client.write(ByteBuffer.wrap(message));
+            assertArrayEquals(message, readExactly(client, message.length));
+        }
+    }
+
+    @Test
+    void bindsAnEphemeralPortAndDescribesItself() throws Exception {
+        start("tcp", 0);
+        assertTrue(connector.localPort() > 0);
+        assertEquals("echo on 127.0.0.1:" + connector.localPort(), connector.describe());
+    }
+
+    @Test
+    void unixSocketFileIsRemovedWhenTheConnectorStops() throws Exception {
+        start("unix", 0);
+        Path socket = tempDir.resolve("quarry.sock");
+        assertTrue(Files.exists(socket));
+        connector.stop();
+        assertFalse(Files.exists(socket));
+        connector = null;
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"tcp", "unix"})
+    void largeTransfersCompleteThroughPendingWrites(String transport) throws Exception {
+        start(transport, 0);
+        byte[] data = new byte[4 * 1024 * 1024];
+        new Random(42).nextBytes(data);
+        try (SocketChannel client = connect()) {
+            // Write on another thread: the server echoes while we write, so both sides must progress at once.
+            var writer = pool.submit(() -> {
+                client.write(ByteBuffer.wrap(data));
+                return null;
+            });
+            assertArrayEquals(data, readExactly(client, data.length));
+            writer.get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void connectionThatDoesNotDemandPushesBackOnTheClient() throws Exception {
+        pauseNewConnections = true;
+        start("tcp", 0);
+        try (SocketChannel client = connect()) {
+            EchoConnection connection = connections.poll(10, TimeUnit.SECONDS);
+            client.configureBlocking(false);
+            ByteBuffer chunk = ByteBuffer.allocate(64 * 1024);
+            long written = 0;
+            // Without demand the server reads nothing: the kernel buffers fill and then refuse more.
+            for (int zeroWrites = 0; zeroWrites < 100 && written < 64L * 1024 * 1024; ) {
+                chunk.clear();
+                int n = client.write(chunk);
+                written += n;
+                zeroWrites = n == 0 ? zeroWrites + 1 : 0;
+            }
+            assertTrue(written < 64L * 1024 * 1024, "the client was never pushed back");
+            assertEquals(0, connection.echoed.get(), "nothing was read without demand");
+
+            connection.resume();
+            client.configureBlocking(true);
+            long received = 0;
+            ByteBuffer in = ByteBuffer.allocate(64 * 1024);
+            while (received < written) {
+                in.clear();
+                received += client.read(in);
+            }
+            assertEquals(written, received);
+        }
+    }
+
+    @Test
+    void capOnOpenConnectionsDefersAcceptingUntilOneCloses() throws Exception {
+        start("tcp", 2);
+        SocketChannel first = connect();
+        SocketChannel second = connect();
+        await(() -> connector.openConnections() == 2, "two connections are open");
+        try (SocketChannel third = connect()) { // completes in the kernel's accept queue
+            third.write(ByteBuffer.wrap(new byte[] {1}));
+            assertEquals(2, connector.openConnections());
+
+            first.close();
+            assertArrayEquals(new byte[] {1}, readExactly(third, 1), "served once a slot freed");
+            assertEquals(2, connector.maxOpenConnections());
+        } finally {
+            second.close();
+        }
+    }
+
+    @Test
+    void halfCloseFromTheClientIsAnsweredWithEndOfStream() throws Exception {
+        start("tcp", 0);
+        try (SocketChannel client = connect()) {
+            client.write(ByteBuffer.wrap("last words".getBytes()));
+            client.shutdownOutput();
+            assertArrayEquals("last words".getBytes(), readExactly(client, 10));
+            assertEquals(-1, client.read(ByteBuffer.allocate(1)), "server shut its output down");
+            EchoConnection connection = connections.poll(10, TimeUnit.SECONDS);
+            assertTrue(connection.closed.await(10, TimeUnit.SECONDS), "closed once both directions ended");
+        }
+    }
+
+    @Test
+    void abortResetsTheConnection() throws Exception {
+        start("tcp", 0);
+        try (SocketChannel client = connect()) {
+            EchoConnection connection = connections.poll(10, TimeUnit.SECONDS);
+            connection.endPoint().abort();
+            assertThrows(IOException.class, () -> {
+                ByteBuffer buffer = ByteBuffer.allocate(1);
+                int n = client.read(buffer);
+                if (n < 0) {
+                    throw new AssertionError("orderly EOF instead of a reset");
+                }
+            });
+        }
+    }
+
+    @Test
+    void gracefulShutdownRefusesNewConnectionsAndClosesIdleOnes() throws Exception {
+        start("tcp", 0);
+        SocketAddress address = connector.boundAddress().orElseThrow();
+        try (SocketChannel client = connect()) {
+            await(() -> connector.openConnections() == 1, "connected");
+            assertTrue(connector.shutdown(Duration.ofSeconds(5)));
+            assertEquals(0, connector.openConnections());
+            assertEquals(-1, client.read(ByteBuffer.allocate(1)));
+            assertThrows(
+                    IOException.class,
+                    () -> SocketChannel.open((InetSocketAddress) address).close());
+        }
+    }
+}
