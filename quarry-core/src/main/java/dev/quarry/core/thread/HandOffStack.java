@@ -56,13 +56,29 @@ final class HandOffStack extends HandOffStackHead {
      * @return whether a waiter took it; false when no waiter waits
      */
     boolean offer(Runnable task) {
+        return offer(task, false);
+    }
+
+    /**
+     * Hands {@code task} to the most recently pushed waiter that still waits, marking the hand-off as carrying a wake
+     * token or not.
+     *
+     * @param task the task
+     * @param wakeToken the value of the waiter's {@link Waiter#wakeToken}
+     * @return whether a waiter took it; false when no waiter waits
+     */
+    boolean offer(Runnable task, boolean wakeToken) {
         for (; ; ) {
             Waiter top = head();
             if (top == null) {
                 return false;
             }
-            if (casHead(top, top.next) && top.tryHandOff(task)) {
-                return true;
+            if (casHead(top, top.next)) {
+                // Popping made this thread the waiter's only producer, so the plain write cannot race.
+                top.wakeToken = wakeToken;
+                if (top.tryHandOff(task)) {
+                    return true;
+                }
             }
         }
     }

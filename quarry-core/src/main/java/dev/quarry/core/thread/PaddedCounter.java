@@ -21,6 +21,10 @@ final class PaddedCounter extends PaddedCounterValue {
         VALUE.setVolatile(this, value);
     }
 
+    boolean compareAndSet(int expected, int value) {
+        return VALUE.compareAndSet(this, expected, value);
+    }
+
     int incrementAndGet() {
         return (int) VALUE.getAndAdd(this, 1) + 1;
     }

@@ -12,8 +12,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -24,22 +22,29 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>{@link #execute(Runnable)} takes no lock. An idle thread waits in a lock-free LIFO stack; the task is written into
  * its slot and the thread unparked, skipping the queue (LIFO keeps the most recently used thread, with its hot cache,
- * busy, and lets the threads at the bottom idle out). Only when no thread is idle does the task go into a lock-free
- * queue, and then a thread is started if the pool is below its maximum. Compare {@link
- * java.util.concurrent.ThreadPoolExecutor}, whose {@code LinkedBlockingQueue} takes a lock on every offer and take.
- * The race between a thread deciding to park and a task being queued is settled in {@link PoolThread}.
+ * busy, and lets the threads at the bottom idle out). Only when no thread is idle, or when another idle thread is
+ * being woken already, does the task go into a lock-free queue; then a thread is started if none is idle and the pool
+ * is below its maximum. Compare {@link java.util.concurrent.ThreadPoolExecutor}, whose {@code LinkedBlockingQueue}
+ * takes a lock on every offer and take.
  *
- * <p>Statistics cost no shared write on the task path: each thread accumulates its own counts, sums and maxima; only
- * the busy count (changed when a thread parks or wakes, not per task when the queue is busy) and the maxima of busy
- * threads and queue size (written only when they grow) are shared. Timing: a queued task costs three
- * {@link System#nanoTime()} calls (enqueue, start, end), a handed-off task two (start, end). A hand-off has no queue
- * latency: the delay until the woken thread runs is the operating system's wake-up time, not a wait for a pool
- * thread, so it is not mixed into the queue latency; hand-offs are counted separately.
+ * <p>Wake-ups: a producer wakes at most one idle thread at a time (it must take the wake token of
+ * {@link ThreadCounts}); the woken thread gives the token back as soon as it runs and, if jobs are still queued, wakes
+ * the next idle thread itself. A burst of tasks thus costs its producer one wake-up (a system call), not one per idle
+ * thread, while the idle threads are still recruited one after another. The race between a thread deciding to park
+ * and a task being queued is settled in {@link PoolThread}.
+ *
+ * <p>Statistics cost no shared write per task: each thread accumulates its own counts, sums and maxima; only the busy
+ * count (changed when a thread parks or wakes, not per task while the queue keeps threads busy) and the maxima of busy
+ * threads and queue size (written only when they grow) are shared. Timing: a queued task costs two
+ * {@link System#nanoTime()} calls, the enqueue time (kept in the queue node) and the end of the task, which is also
+ * the start of the next task a thread takes from the queue. A handed-off task has no queue latency: the delay until
+ * the woken thread runs is the operating system's wake-up time, not a wait for a pool thread, so it is not mixed into
+ * the queue latency, and hand-offs are counted on their own.
  *
  * <p>Reserved threads: {@link #tryExecute(Runnable)} delegates to a {@link ReservedThreads} whose reservation jobs are
  * given only to idle threads of this pool (or to a new thread while below the maximum), never queued. A reserved
  * thread is not available to {@link #execute(Runnable)}: that is the price of always having a thread to take over
- * production. The capacity is {@link Builder#reservedThreads(int)}; the automatic value is
+ * production. The capacity is {@link ThreadPoolBuilder#reservedThreads(int)}; the automatic value is
  * {@code min(availableProcessors, maxThreads / 8)}: one per core, because at most one producer per core is handing off
  * at a time, and never more than an eighth of the pool, so that reserved threads cannot starve queued work (0 below 8
  * threads).
@@ -82,18 +87,13 @@ public final class ThreadPool implements TryExecutor, LifeCycle, Dumpable, Threa
     private final JobQueue queue;
     private final HandOffStack idle = new HandOffStack();
     private final ReservedThreads reserved;
-    private final AtomicInteger threads = new AtomicInteger();
-    private final PaddedCounter busy = new PaddedCounter();
-    private final AtomicInteger maxBusy = new AtomicInteger();
-    private final AtomicLong maxQueueSize = new AtomicLong();
-    private final LongAdder rejected = new LongAdder();
-    private final AtomicInteger statisticsEpoch = new AtomicInteger();
-    private final RetiredCounters retired = new RetiredCounters();
+    private final ThreadCounts counts = new ThreadCounts();
+    private final PoolStatistics statistics = new PoolStatistics();
     private final Set<PoolThread> workers = ConcurrentHashMap.newKeySet();
     private final AtomicInteger threadIds = new AtomicInteger();
     private final ReentrantLock lifeCycleLock = new ReentrantLock();
 
-    private ThreadPool(Builder builder) {
+    ThreadPool(ThreadPoolBuilder builder) {
         this.name = builder.name;
         this.daemon = builder.daemon;
         this.stopTimeout = builder.stopTimeout;
@@ -110,13 +110,13 @@ public final class ThreadPool implements TryExecutor, LifeCycle, Dumpable, Threa
     }
 
     /** @return a builder with the defaults: 8 to 200 threads, 60 s idle timeout, unbounded queue */
-    public static Builder builder() {
-        return new Builder();
+    public static ThreadPoolBuilder builder() {
+        return new ThreadPoolBuilder();
     }
 
     /**
-     * Runs {@code task} on a pool thread: handed directly to an idle thread if there is one, otherwise queued (and a
-     * thread started if the pool is below its maximum).
+     * Runs {@code task} on a pool thread: handed directly to an idle thread if there is one (and no other is being
+     * woken), otherwise queued, and a thread started if none is idle and the pool is below its maximum.
      *
      * @param task the task
      * @throws RejectedExecutionException if the pool is not running, or if the queue is bounded and full
@@ -128,21 +128,46 @@ public final class ThreadPool implements TryExecutor, LifeCycle, Dumpable, Threa
             throw new RejectedExecutionException(
                     "thread pool " + name + " is " + STATE_NAMES[state] + ", rejected " + task);
         }
-        if (idle.offer(task)) {
-            return;
+        if (!idle.isEmpty() && counts.takeWakeToken()) {
+            if (idle.offer(task, true)) {
+                return; // the woken thread gives the token back
+            }
+            counts.releaseWakeToken();
         }
         long size = queue.offer(task, System.nanoTime());
         if (size == 0) {
-            rejected.increment();
+            statistics.rejected();
             throw new RejectedExecutionException("thread pool " + name + ": job queue is full (capacity "
-                    + queue.capacity() + ", " + threads.get() + " threads busy), rejected " + task);
+                    + queue.capacity() + ", " + counts.threads() + " threads), rejected " + task);
         }
-        if (size > maxQueueSize.get()) {
-            maxQueueSize.getAndAccumulate(size, Math::max);
-        }
-        // A thread may have gone idle after our first look, without seeing the job: wake it; else grow if allowed.
-        if (!idle.offer(WAKE)) {
+        statistics.queued(size);
+        signalWork();
+    }
+
+    /**
+     * Makes sure a queued job will be taken soon: wakes an idle thread unless one is being woken already (it will
+     * pass the signal on, see {@link #wakeTokenReleased()}), or starts a thread if none is idle and the pool may grow.
+     * Busy threads need no signal: they drain the queue before they park.
+     */
+    private void signalWork() {
+        if (idle.isEmpty()) {
             startThread(null);
+        } else if (counts.takeWakeToken() && !idle.offer(WAKE, true)) {
+            // Only cancelled waiters were left: their threads are leaving, or re-checking the queue.
+            counts.releaseWakeToken();
+            startThread(null);
+        }
+    }
+
+    /**
+     * Called by a thread woken with the wake token as soon as it runs: lets producers wake a thread again and, if
+     * jobs are still queued, wakes the next idle thread.
+     */
+    void wakeTokenReleased() {
+        // Release before looking: a producer that queues after our look then sees the token free (Dekker).
+        counts.releaseWakeToken();
+        if (!queue.isEmpty()) {
+            signalWork();
         }
     }
 
@@ -174,16 +199,10 @@ public final class ThreadPool implements TryExecutor, LifeCycle, Dumpable, Threa
      * @return whether a thread was started
      */
     private boolean startThread(Runnable firstTask) {
-        for (; ; ) {
-            int count = threads.get();
-            if (count >= maxThreads) {
-                return false;
-            }
-            if (threads.compareAndSet(count, count + 1)) {
-                break;
-            }
+        if (!counts.addBelow(maxThreads)) {
+            return false;
         }
-        busyIncrement(); // a new thread is busy until it first parks
+        counts.busyIncrement(); // a new thread is busy until it first parks
         PoolThread thread = new PoolThread(this, name + "-" + threadIds.incrementAndGet(), firstTask);
         thread.setDaemon(daemon);
         thread.setContextClassLoader(contextClassLoader);
@@ -193,15 +212,15 @@ public final class ThreadPool implements TryExecutor, LifeCycle, Dumpable, Threa
             return true;
         } catch (Throwable x) {
             workers.remove(thread);
-            threads.decrementAndGet();
-            busy.decrementAndGet();
+            counts.remove();
+            counts.busyDecrement();
             LOG.log(System.Logger.Level.ERROR, "thread pool " + name + " could not start a thread", x);
             return false;
         }
     }
 
     private void ensureMinThreads() {
-        while (state == RUNNING && threads.get() < minThreads) {
+        while (state == RUNNING && counts.threads() < minThreads) {
             if (!startThread(null)) {
                 return;
             }
@@ -342,6 +361,10 @@ public final class ThreadPool implements TryExecutor, LifeCycle, Dumpable, Threa
         return idle;
     }
 
+    ThreadCounts counts() {
+        return counts;
+    }
+
     Runnable reservationJob() {
         return reserved.reservationJob();
     }
@@ -350,77 +373,35 @@ public final class ThreadPool implements TryExecutor, LifeCycle, Dumpable, Threa
         return idleTimeoutNanos;
     }
 
-    int threadCount() {
-        return threads.get();
-    }
-
     int statisticsEpoch() {
-        return statisticsEpoch.get();
-    }
-
-    void busyIncrement() {
-        int count = busy.incrementAndGet();
-        if (count > maxBusy.get()) {
-            maxBusy.getAndAccumulate(count, Math::max);
-        }
-    }
-
-    void busyDecrement() {
-        busy.decrementAndGet();
+        return statistics.epoch();
     }
 
     /** Leaves the thread count if it is above the maximum; true if the caller must exit. */
     boolean leaveIfAboveMax() {
-        for (; ; ) {
-            int count = threads.get();
-            if (count <= maxThreads) {
-                return false;
-            }
-            if (threads.compareAndSet(count, count - 1)) {
-                return true;
-            }
-        }
+        return counts.removeAbove(maxThreads);
     }
 
     /** Leaves the thread count if it is above the minimum; true if the caller must exit. */
     boolean leaveIfAboveMin() {
-        for (; ; ) {
-            int count = threads.get();
-            if (count <= minThreads) {
-                return false;
-            }
-            if (threads.compareAndSet(count, count - 1)) {
-                return true;
-            }
-        }
+        return counts.removeAbove(minThreads);
     }
 
     /** Re-enters the thread count after {@link #leaveIfAboveMin()} if below the maximum; true if it did. */
     boolean rejoinIfBelowMax() {
-        for (; ; ) {
-            int count = threads.get();
-            if (count >= maxThreads || state != RUNNING) {
-                return false;
-            }
-            if (threads.compareAndSet(count, count + 1)) {
-                return true;
-            }
-        }
+        return state == RUNNING && counts.addBelow(maxThreads);
     }
 
     /** Called by a thread as it exits, normally or not. */
     void exited(PoolThread thread, boolean countedOut, boolean wasBusy) {
         if (!countedOut) {
-            threads.decrementAndGet();
+            counts.remove();
         }
         if (wasBusy) {
-            busy.decrementAndGet();
+            counts.busyDecrement();
         }
         workers.remove(thread);
-        TaskCounters counters = thread.counters();
-        if (counters != null) {
-            retired.retire(statisticsEpoch.get(), counters);
-        }
+        statistics.retire(thread.counters());
         // A thread that died of an unexpected error is replaced; idle exits never go below the minimum.
         ensureMinThreads();
     }
@@ -435,36 +416,7 @@ public final class ThreadPool implements TryExecutor, LifeCycle, Dumpable, Threa
 
     /** @return a snapshot of the pool's state and statistics */
     public ThreadPoolStatistics statistics() {
-        int epoch = statisticsEpoch.get();
-        long[] totals = new long[TaskCounters.SIZE];
-        for (PoolThread thread : workers) {
-            TaskCounters counters = thread.counters();
-            if (counters != null) {
-                counters.addTo(epoch, totals);
-            }
-        }
-        retired.addTo(epoch, totals);
-        int threadCount = threads.get();
-        int busyCount = busy.get();
-        int reservedCount = reserved.reserved();
-        long completed = totals[TaskCounters.COMPLETED];
-        long dequeued = totals[TaskCounters.DEQUEUED];
-        return new ThreadPoolStatistics(
-                name,
-                threadCount,
-                Math.max(0, threadCount - busyCount),
-                Math.max(0, busyCount - reservedCount),
-                maxBusy.get(),
-                reservedCount,
-                queue.size(),
-                maxQueueSize.get(),
-                completed,
-                totals[TaskCounters.HAND_OFFS],
-                rejected.sum(),
-                dequeued == 0 ? 0 : totals[TaskCounters.QUEUE_LATENCY_SUM] / dequeued,
-                totals[TaskCounters.QUEUE_LATENCY_MAX],
-                completed == 0 ? 0 : totals[TaskCounters.TASK_TIME_SUM] / completed,
-                totals[TaskCounters.TASK_TIME_MAX]);
+        return statistics.snapshot(name, workers, counts, reserved.reserved(), queue.size());
     }
 
     /**
@@ -472,10 +424,7 @@ public final class ThreadPool implements TryExecutor, LifeCycle, Dumpable, Threa
      */
     @Override
     public void resetStatistics() {
-        statisticsEpoch.incrementAndGet();
-        maxBusy.set(busy.get());
-        maxQueueSize.set(queue.size());
-        rejected.reset();
+        statistics.reset(counts, queue.size());
     }
 
     /** @return the reserved threads behind {@link #tryExecute(Runnable)} */
@@ -561,7 +510,7 @@ public final class ThreadPool implements TryExecutor, LifeCycle, Dumpable, Threa
 
     @Override
     public int getThreads() {
-        return threads.get();
+        return counts.threads();
     }
 
     @Override
@@ -576,7 +525,7 @@ public final class ThreadPool implements TryExecutor, LifeCycle, Dumpable, Threa
 
     @Override
     public int getMaxBusyThreads() {
-        return maxBusy.get();
+        return counts.maxBusy();
     }
 
     @Override
@@ -591,7 +540,7 @@ public final class ThreadPool implements TryExecutor, LifeCycle, Dumpable, Threa
 
     @Override
     public long getMaxQueueSize() {
-        return maxQueueSize.get();
+        return statistics.maxQueueSize();
     }
 
     @Override
@@ -606,7 +555,7 @@ public final class ThreadPool implements TryExecutor, LifeCycle, Dumpable, Threa
 
     @Override
     public long getTasksRejected() {
-        return rejected.sum();
+        return statistics.rejectedCount();
     }
 
     @Override
@@ -673,157 +622,9 @@ public final class ThreadPool implements TryExecutor, LifeCycle, Dumpable, Threa
     @Override
     public String toString() {
         long capacity = queue.capacity();
-        return "ThreadPool[" + name + "]{" + STATE_NAMES[state] + ", threads=" + threads.get() + " (" + minThreads
-                + ".." + maxThreads + "), busy=" + busy.get() + ", reserved=" + reserved.reserved() + "/"
+        return "ThreadPool[" + name + "]{" + STATE_NAMES[state] + ", threads=" + counts.threads() + " (" + minThreads
+                + ".." + maxThreads + "), busy=" + counts.busy() + ", reserved=" + reserved.reserved() + "/"
                 + reserved.capacity() + ", queue=" + queue.size() + "/"
                 + (capacity == JobQueue.UNBOUNDED ? "unbounded" : capacity) + ", idleTimeout=" + idleTimeout() + "}";
-    }
-
-    /**
-     * Configures a {@link ThreadPool}. Defaults: name {@code "quarry"}, 8 to 200 threads, idle timeout 60 s, unbounded
-     * queue, automatic reserved threads, non-daemon threads, stop timeout 5 s.
-     *
-     * <p>Thread-safety: not thread-safe; use from one thread, then {@link #build()}.
-     */
-    public static final class Builder {
-        private String name = "quarry";
-        private int minThreads = 8;
-        private int maxThreads = 200;
-        private Duration idleTimeout = Duration.ofSeconds(60);
-        private long queueCapacity = JobQueue.UNBOUNDED;
-        private int reservedThreads = -1;
-        private boolean daemon;
-        private Duration stopTimeout = Duration.ofSeconds(5);
-
-        private Builder() {}
-
-        /**
-         * @param name the pool's name, also the prefix of its threads' names
-         * @return this builder
-         */
-        public Builder name(String name) {
-            Objects.requireNonNull(name, "name");
-            if (name.isBlank()) {
-                throw new IllegalArgumentException("thread pool name must not be blank");
-            }
-            this.name = name;
-            return this;
-        }
-
-        /**
-         * @param minThreads threads kept alive even when idle, 0 or more (started by {@link ThreadPool#start()})
-         * @return this builder
-         */
-        public Builder minThreads(int minThreads) {
-            if (minThreads < 0) {
-                throw new IllegalArgumentException("minThreads must be 0 or more, was " + minThreads);
-            }
-            this.minThreads = minThreads;
-            return this;
-        }
-
-        /**
-         * @param maxThreads the most threads running at once, at least 1
-         * @return this builder
-         */
-        public Builder maxThreads(int maxThreads) {
-            if (maxThreads < 1) {
-                throw new IllegalArgumentException("maxThreads must be at least 1, was " + maxThreads);
-            }
-            this.maxThreads = maxThreads;
-            return this;
-        }
-
-        /**
-         * @param idleTimeout how long a thread above the minimum (or a reserved thread) waits idle before it exits (or
-         *     goes back to normal duty); positive
-         * @return this builder
-         */
-        public Builder idleTimeout(Duration idleTimeout) {
-            Objects.requireNonNull(idleTimeout, "idleTimeout");
-            if (idleTimeout.isNegative() || idleTimeout.isZero()) {
-                throw new IllegalArgumentException("idleTimeout must be positive, was " + idleTimeout);
-            }
-            this.idleTimeout = idleTimeout;
-            return this;
-        }
-
-        /**
-         * Bounds the job queue; when it is full, {@link ThreadPool#execute(Runnable)} throws
-         * {@link RejectedExecutionException}.
-         *
-         * @param queueCapacity the most queued jobs, at least 1
-         * @return this builder
-         */
-        public Builder queueCapacity(long queueCapacity) {
-            if (queueCapacity < 1) {
-                throw new IllegalArgumentException("queueCapacity must be at least 1, was " + queueCapacity);
-            }
-            this.queueCapacity = queueCapacity;
-            return this;
-        }
-
-        /**
-         * Makes the job queue unbounded (the default).
-         *
-         * @return this builder
-         */
-        public Builder unboundedQueue() {
-            this.queueCapacity = JobQueue.UNBOUNDED;
-            return this;
-        }
-
-        /**
-         * @param reservedThreads how many idle threads may wait in reserved mode for {@link ThreadPool#tryExecute}: 0
-         *     for none, -1 for {@code min(availableProcessors, maxThreads / 8)} (see the class documentation)
-         * @return this builder
-         */
-        public Builder reservedThreads(int reservedThreads) {
-            if (reservedThreads < -1) {
-                throw new IllegalArgumentException(
-                        "reservedThreads must be -1 (automatic) or 0 or more, was " + reservedThreads);
-            }
-            this.reservedThreads = reservedThreads;
-            return this;
-        }
-
-        /**
-         * @param daemon whether the pool's threads are daemon threads (the default is false)
-         * @return this builder
-         */
-        public Builder daemon(boolean daemon) {
-            this.daemon = daemon;
-            return this;
-        }
-
-        /**
-         * @param stopTimeout how long {@link ThreadPool#stop()} lets tasks finish before interrupting them, and then
-         *     waits for interrupted threads; zero or more
-         * @return this builder
-         */
-        public Builder stopTimeout(Duration stopTimeout) {
-            Objects.requireNonNull(stopTimeout, "stopTimeout");
-            if (stopTimeout.isNegative()) {
-                throw new IllegalArgumentException("stopTimeout must not be negative, was " + stopTimeout);
-            }
-            this.stopTimeout = stopTimeout;
-            return this;
-        }
-
-        /**
-         * @return a new, stopped pool
-         * @throws IllegalArgumentException if minThreads exceeds maxThreads or reservedThreads exceeds maxThreads
-         */
-        public ThreadPool build() {
-            if (minThreads > maxThreads) {
-                throw new IllegalArgumentException(
-                        "minThreads (" + minThreads + ") must not exceed maxThreads (" + maxThreads + ")");
-            }
-            if (reservedThreads > maxThreads) {
-                throw new IllegalArgumentException(
-                        "reservedThreads (" + reservedThreads + ") must not exceed maxThreads (" + maxThreads + ")");
-            }
-            return new ThreadPool(this);
-        }
     }
 }

@@ -42,6 +42,12 @@ final class Waiter {
     /** The waiter below this one in its stack; written before the push publishes this waiter, never changed after. */
     Waiter next;
 
+    /**
+     * Whether the hand-off carries its pool's wake token (see {@link ThreadPool}); written by the one thread that
+     * popped this waiter, before the hand-off publishes it, and read by the waiting thread after it sees the task.
+     */
+    boolean wakeToken;
+
     /** Null while waiting, then the handed-over task or {@link #CANCELLED}. */
     @SuppressWarnings("unused") // accessed through SLOT
     private volatile Object slot;

@@ -24,7 +24,7 @@ class ReservedThreadsTest {
     private ThreadPool pool;
     private final CountDownLatch release = new CountDownLatch(1);
 
-    private ThreadPool start(ThreadPool.Builder builder) {
+    private ThreadPool start(ThreadPoolBuilder builder) {
         pool = builder.daemon(true).build();
         pool.start();
         return pool;

@@ -16,7 +16,7 @@ class ThreadPoolStatisticsTest {
     private ThreadPool pool;
     private final CountDownLatch release = new CountDownLatch(1);
 
-    private ThreadPool start(ThreadPool.Builder builder) {
+    private ThreadPool start(ThreadPoolBuilder builder) {
         pool = builder.daemon(true).build();
         pool.start();
         return pool;

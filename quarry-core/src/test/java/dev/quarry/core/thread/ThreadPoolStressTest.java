@@ -24,12 +24,12 @@ class ThreadPoolStressTest {
 
     @Test
     void everyTaskRunsExactlyOnceWhileThePoolShrinksAndGrows() throws Exception {
-        run(4, 25_000, Duration.ofMillis(1), 1);
+        run(4, 100_000, Duration.ofMillis(1), 1);
     }
 
     @Test
     void everyTaskRunsExactlyOnceWithAFixedPool() throws Exception {
-        run(4, 25_000, Duration.ofSeconds(60), 4);
+        run(4, 100_000, Duration.ofSeconds(60), 4);
     }
 
     @Test
@@ -103,6 +103,71 @@ class ThreadPoolStressTest {
             pool.stop();
         }
         assertEquals(0, pool.statistics().threads());
+    }
+
+    @Test
+    void burstsSeparatedByIdlenessNeverStrandATask() throws Exception {
+        bursts(2, 2_000, 16, 4);
+    }
+
+    @Test
+    void pingPongWithASingleThreadNeverStrandsATask() throws Exception {
+        // One task at a time: every execute races the only thread's decision to park, the window of a lost wake-up.
+        bursts(1, 20_000, 1, 1);
+        bursts(2, 10_000, 1, 1);
+    }
+
+    @Test
+    @Tag("stress")
+    void burstsSeparatedByIdlenessNeverStrandATaskUnderLongStress() throws Exception {
+        bursts(4, 50_000, 32, 4);
+        bursts(2, 50_000, 8, 2);
+        bursts(2, 200_000, 1, 1);
+    }
+
+    /**
+     * Each producer submits a burst and waits for it: threads go idle between bursts, so every burst races the
+     * threads' decision to park with the producers' hand-offs, wake tokens and queueing. A lost wake-up strands a
+     * task and fails the wait.
+     */
+    private static void bursts(int producers, int burstsPerProducer, int burstSize, int threads) throws Exception {
+        ThreadPool pool = ThreadPool.builder()
+                .name("bursts")
+                .minThreads(threads)
+                .maxThreads(threads)
+                .daemon(true)
+                .build();
+        pool.start();
+        try {
+            List<Thread> producerThreads = new ArrayList<>();
+            AtomicLong failures = new AtomicLong();
+            for (int p = 0; p < producers; p++) {
+                producerThreads.add(Thread.ofPlatform().start(() -> {
+                    for (int b = 0; b < burstsPerProducer && failures.get() == 0; b++) {
+                        CountDownLatch burst = new CountDownLatch(burstSize);
+                        for (int i = 0; i < burstSize; i++) {
+                            pool.execute(burst::countDown);
+                        }
+                        try {
+                            if (!burst.await(10, TimeUnit.SECONDS)) {
+                                failures.incrementAndGet();
+                            }
+                        } catch (InterruptedException x) {
+                            throw new AssertionError(x);
+                        }
+                    }
+                }));
+            }
+            for (Thread thread : producerThreads) {
+                thread.join(TimeUnit.SECONDS.toMillis(120));
+                assertFalse(thread.isAlive(), "producer stuck: " + thread + "\n" + pool.dump());
+            }
+            assertEquals(0, failures.get(), () -> "a burst never completed\n" + pool.dump());
+            long total = (long) producers * burstsPerProducer * burstSize;
+            until("all counted", () -> pool.statistics().tasksCompleted() == total, pool::statistics);
+        } finally {
+            pool.stop();
+        }
     }
 
     @Test

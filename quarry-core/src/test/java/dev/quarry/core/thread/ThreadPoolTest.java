@@ -31,7 +31,7 @@ class ThreadPoolTest {
     private final List<ThreadPool> pools = new ArrayList<>();
     private final CountDownLatch release = new CountDownLatch(1);
 
-    private ThreadPool start(ThreadPool.Builder builder) {
+    private ThreadPool start(ThreadPoolBuilder builder) {
         ThreadPool pool = builder.daemon(true).build();
         pools.add(pool);
         pool.start();
@@ -99,6 +99,20 @@ class ThreadPoolTest {
         assertEquals(3, statistics.busy(), statistics::toString);
         assertEquals(7, statistics.queueSize(), statistics::toString);
         assertTrue(statistics.maxQueueSize() >= 7, statistics::toString);
+    }
+
+    @Test
+    void aBurstOfTasksReachesEveryIdleThread() throws Exception {
+        // Producers wake one idle thread at a time (the wake token); each woken thread wakes the next while jobs
+        // remain queued, so all four blockers must end up running at once.
+        ThreadPool pool = start(ThreadPool.builder().minThreads(4).maxThreads(4));
+        until("4 idle threads", () -> pool.idle().waiting() == 4, pool::statistics);
+        CountDownLatch started = new CountDownLatch(4);
+        for (int i = 0; i < 4; i++) {
+            pool.execute(blocker(started));
+        }
+        assertTrue(await(started), pool::dump);
+        assertEquals(4, pool.statistics().busy());
     }
 
     @Test
