@@ -1,6 +1,7 @@
 package dev.quarry.bench.threadpool;
 
 import dev.quarry.core.thread.ThreadPool;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -24,7 +25,11 @@ import org.openjdk.jmh.infra.Blackhole;
  * score is tasks per second.
  *
  * <p>Peers, side by side with the same number of threads: a fixed {@link ThreadPoolExecutor} over a
- * {@link LinkedBlockingQueue} (what {@code Executors.newFixedThreadPool} builds) and a {@link ForkJoinPool}.
+ * {@link LinkedBlockingQueue} (what {@code Executors.newFixedThreadPool} builds) and a {@link ForkJoinPool}. Ours runs
+ * with its defaults (statistics and timing on), reserved threads off since nothing calls {@code tryExecute}.
+ *
+ * <p>The producer waits with {@link LockSupport#park}, woken by the batch's last task, so that a waiting producer does
+ * not take CPU from the pool on a small machine. After the run, our pool's statistics are printed.
  */
 @State(Scope.Benchmark)
 public class ExecuteBenchmark {
@@ -103,10 +108,15 @@ public class ExecuteBenchmark {
         }
     }
 
+    /**
+     * Submits one batch and waits until all of it ran.
+     *
+     * @param producer this JMH thread's state
+     */
     @Benchmark
     @OperationsPerInvocation(BATCH)
     public void execute(Producer producer) {
-        java.util.concurrent.Executor target = pool != null ? pool : service;
+        Executor target = pool != null ? pool : service;
         producer.remaining.set(BATCH);
         Runnable task = producer.task;
         for (int i = 0; i < BATCH; i++) {
@@ -115,11 +125,5 @@ public class ExecuteBenchmark {
         while (producer.remaining.get() > 0) {
             LockSupport.park(this);
         }
-    }
-
-    /** The task's CPU work alone, on the producer thread: the cost a pool adds is the rest of the time per task. */
-    @Benchmark
-    public void workAlone() {
-        Blackhole.consumeCPU(work);
     }
 }

@@ -17,7 +17,8 @@ import java.util.List;
  *
  * <p>A dequeued dummy is linked to itself so that the garbage collector does not keep a chain of dead nodes alive from
  * an old-generation node; a thread that meets such a self-link has fallen off the list and restarts from the head. The
- * tail may lag behind the head; enqueue walks forward from it.
+ * tail is moved only when it lags (so it may be a node or two behind the last one, or even behind the head); enqueue
+ * walks forward from it.
  *
  * <p>Thread-safety: all methods may be called from any thread. Cost: enqueue and dequeue O(1) amortised, lock-free,
  * one allocation per enqueue. Head and tail are padded apart so that producers and consumers do not share a line.
@@ -68,7 +69,11 @@ final class JobQueue extends JobQueueTail {
                 }
                 node.seq = seq; // published by the CAS below
                 if (p.casNext(null, node)) {
-                    casTail(t, node); // if this fails another enqueuer moved the tail further: fine
+                    // Move the tail only when it lagged (every second enqueue): half the CASes on a line that all
+                    // producers share; if the CAS fails, another producer moved it further.
+                    if (p != t) {
+                        casTail(t, node);
+                    }
                     return size;
                 }
                 // Lost the race for p.next: read it again and walk on.
@@ -109,11 +114,19 @@ final class JobQueue extends JobQueueTail {
         return head().next() == null;
     }
 
-    /** @return the number of queued jobs, a racy O(1) snapshot */
+    /** @return the number of queued jobs, a racy snapshot; O(1) (a step or two from the lagging tail to the end) */
     long size() {
         Node h = head();
-        Node t = tail();
-        return Math.max(0L, t.seq - h.seq);
+        Node p = tail();
+        for (; ; ) {
+            Node next = p.next();
+            if (next == null) {
+                break;
+            }
+            // A self-linked tail has fallen behind the head, so the list is short: walk it from the head.
+            p = next == p ? head() : next;
+        }
+        return Math.max(0L, p.seq - h.seq);
     }
 
     /**
