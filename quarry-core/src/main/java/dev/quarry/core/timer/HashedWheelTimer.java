@@ -15,7 +15,6 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -32,22 +31,27 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <ul>
  *   <li>{@link #schedule} allocates one {@link Timeout}, which is also the node, and pushes it on a lock-free stack
- *       with one CAS; the ticker takes the whole stack each tick and moves the timeouts into their buckets;
+ *       with one CAS; the ticker takes the whole stack each tick and moves the timeouts into their buckets. The
+ *       stacks are striped by thread id, so that threads on different cores do not pass one cache line around;
  *   <li>{@link Timeout#cancel()} moves the timeout's state by one CAS and allocates nothing. A timeout cancelled
  *       while still on the stack is popped at once if it is on top (the usual case when a timeout is cancelled soon
  *       after being scheduled) or dropped when the ticker takes the stack; one cancelled in the wheel is pushed on a
  *       second lock-free stack that the ticker drains at the start of every tick to unlink it.
  * </ul>
  *
- * <p><b>Memory bound of cancelled timeouts:</b> the timer holds a cancelled timeout for at most one tick (plus the
- * ticker's lateness). Memory is therefore bounded by the live timeouts plus the timeouts cancelled during one tick,
- * whatever the delays; cancelled timeouts never wait for their bucket to come round.
+ * <p><b>Memory bound of cancelled timeouts:</b> the timer holds a cancelled timeout at most until its next tick
+ * (one tick duration plus the ticker's lateness): popped at once, or dropped or unlinked at the next tick. Memory is
+ * therefore bounded by the live timeouts plus the timeouts cancelled during one tick, whatever their delays; a
+ * cancelled timeout never waits for its bucket to come round.
  *
  * <h2>Timing</h2>
  *
- * <p>A task never runs before its deadline ({@code System.nanoTime()} at scheduling plus the delay) and normally runs
- * within one tick after it; a zero or negative delay runs at the next tick. Tasks that expire in the same tick run in
- * deadline order. Delays are capped at about 73 years.
+ * <p>A task never runs before its delay has passed since {@link #schedule} was called, and normally runs within two
+ * ticks after that: {@code schedule} does not read the clock (that would be about half of its cost); the ticker
+ * fixes the deadline when it takes the timeout off its stack at the next tick, as that time plus the delay, and runs
+ * the task at the first tick at or after the deadline. A zero or negative delay runs at the next tick. Tasks run in
+ * the order of those deadlines (exactly, also within one tick), so tasks whose delays end more than a tick apart run
+ * in the order their delays end. Delays are capped at about 73 years.
  *
  * <h2>Where tasks run</h2>
  *
@@ -63,10 +67,10 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <h2>Life cycle</h2>
  *
- * <p>Tasks may be scheduled before {@link #start()}; they wait for the ticker. {@link #stop()} cancels every timeout
- * that has not expired (their tasks never run, their {@link Timeout#isCancelled()} becomes true), makes the ticker
- * exit and waits for it; from then on {@link #schedule} throws {@link IllegalStateException}. A stopped timer may be
- * started again.
+ * <p>Tasks may be scheduled before {@link #start()}; they wait for the ticker, and their delay counts from its first
+ * tick. {@link #stop()} cancels every timeout that has not expired (their tasks never run, their
+ * {@link Timeout#isCancelled()} becomes true, nothing is returned), makes the ticker exit and waits for it; from then
+ * on {@link #schedule} throws {@link IllegalStateException}. A stopped timer may be started again.
  *
  * <p>Thread-safety: every method may be called from any thread, including from a task running on the ticker.
  */
@@ -83,6 +87,7 @@ public final class HashedWheelTimer implements LifeCycle, Dumpable {
     private static final System.Logger LOG = System.getLogger(HashedWheelTimer.class.getName());
     private static final AtomicInteger INSTANCES = new AtomicInteger();
     private static final long MAX_DELAY_NANOS = Long.MAX_VALUE >> 2;
+    private static final int MAX_STRIPES = 64;
     private static final long STOP_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final VarHandle TICKER;
 
@@ -98,8 +103,9 @@ public final class HashedWheelTimer implements LifeCycle, Dumpable {
     private final long tickNanos;
     private final int wheelSize;
     private final Executor executor;
-    private final TimeoutStacks stacks = new TimeoutStacks();
-    private final LongAdder cancelled = new LongAdder();
+    private final TimeoutStacks[] stripes;
+    private final int stripeMask;
+    private final AtomicLong cancelledOnStop = new AtomicLong();
     private final AtomicLong failed = new AtomicLong(); // rare: only tasks that throw or are rejected
     private final ReentrantLock lifeCycleLock = new ReentrantLock();
 
@@ -125,6 +131,15 @@ public final class HashedWheelTimer implements LifeCycle, Dumpable {
         this.tickNanos = builder.tickDuration.toNanos();
         this.wheelSize = builder.wheelSize;
         this.executor = builder.executor != null ? builder.executor : virtualThreadPerTask(name + "-task-");
+        // Enough stripes that concurrently scheduling threads rarely share one: ids of threads started together are
+        // consecutive, so they land on distinct stripes. The ticker visits every stripe each tick, which is cheap.
+        int wanted = Math.clamp(4L * Runtime.getRuntime().availableProcessors(), 8, MAX_STRIPES);
+        int count = Integer.highestOneBit(wanted - 1) << 1; // the next power of two
+        this.stripes = new TimeoutStacks[count];
+        for (int i = 0; i < count; i++) {
+            stripes[i] = new TimeoutStacks();
+        }
+        this.stripeMask = count - 1;
     }
 
     /** @return a builder for a timer with other than default settings */
@@ -159,8 +174,9 @@ public final class HashedWheelTimer implements LifeCycle, Dumpable {
     public Timeout schedule(Runnable task, long delay, TimeUnit unit) {
         Objects.requireNonNull(task, "task");
         Objects.requireNonNull(unit, "unit");
-        Timeout timeout = newTimeout(task, unit.toNanos(delay));
-        if (!stacks.push(timeout)) {
+        TimeoutStacks stripe = stripe();
+        Timeout timeout = newTimeout(stripe, task, unit.toNanos(delay));
+        if (!stripe.push(timeout)) {
             throw new IllegalStateException("cannot schedule " + task + ": " + this + " is stopped");
         }
         return timeout;
@@ -181,23 +197,18 @@ public final class HashedWheelTimer implements LifeCycle, Dumpable {
 
     /** Schedules a task that runs on the ticker; returns null instead of throwing if the timer is stopped. */
     Timeout trySchedule(TickerTask task, long delayNanos) {
-        Timeout timeout = newTimeout(task, delayNanos);
-        return stacks.push(timeout) ? timeout : null;
+        TimeoutStacks stripe = stripe();
+        Timeout timeout = newTimeout(stripe, task, delayNanos);
+        return stripe.push(timeout) ? timeout : null;
     }
 
-    private Timeout newTimeout(Object task, long delayNanos) {
-        long delay = Math.min(Math.max(delayNanos, 0), MAX_DELAY_NANOS);
-        return new Timeout(this, task, System.nanoTime() + delay);
+    private TimeoutStacks stripe() {
+        return stripes[(int) Thread.currentThread().threadId() & stripeMask];
     }
 
-    /** Called by the thread whose CAS cancelled {@code timeout}: tells the ticker, or takes it off the stack. */
-    void cancelled(Timeout timeout, boolean bucketed) {
-        if (bucketed) {
-            stacks.pushCancelled(timeout);
-        } else {
-            stacks.popCancelled(timeout);
-        }
-        cancelled.increment();
+    private static Timeout newTimeout(TimeoutStacks stripe, Object task, long delayNanos) {
+        // No clock read here: the ticker turns the delay into a deadline when it takes the timeout (see Timeout).
+        return new Timeout(stripe, task, Math.min(Math.max(delayNanos, 0), MAX_DELAY_NANOS));
     }
 
     /** Cancels every timeout of a pending stack taken off the timer; returns how many this call cancelled. */
@@ -280,7 +291,11 @@ public final class HashedWheelTimer implements LifeCycle, Dumpable {
 
     /** @return how many timeouts were cancelled, by {@link Timeout#cancel()} or by {@link #stop()}, since creation */
     public long cancelledCount() {
-        return cancelled.sum();
+        long count = cancelledOnStop.get();
+        for (TimeoutStacks stripe : stripes) {
+            count += stripe.cancelledCount();
+        }
+        return count;
     }
 
     /** @return how many tasks threw, or were rejected by the executor, since the timer was created */
@@ -309,7 +324,7 @@ public final class HashedWheelTimer implements LifeCycle, Dumpable {
 
     /** Ticker only, last call before its thread ends. */
     void exited(Ticker exited, long cancelledAtExit, Throwable failure) {
-        cancelled.add(cancelledAtExit);
+        cancelledOnStop.addAndGet(cancelledAtExit);
         pending = 0;
         if (failure != null) {
             LOG.log(
@@ -341,8 +356,10 @@ public final class HashedWheelTimer implements LifeCycle, Dumpable {
                             + " has not exited (a task blocks it)");
                 }
             }
-            stacks.reopen();
-            Ticker starting = new Ticker(this, stacks, wheelSize, tickNanos);
+            for (TimeoutStacks stripe : stripes) {
+                stripe.reopen();
+            }
+            Ticker starting = new Ticker(this, stripes, wheelSize, tickNanos);
             Thread thread = Thread.ofPlatform().name(name).daemon(true).unstarted(starting);
             starting.bind(thread);
             clock = System.nanoTime();
@@ -370,7 +387,9 @@ public final class HashedWheelTimer implements LifeCycle, Dumpable {
                 return;
             }
             ticker = null;
-            cancelled.add(cancelPending(stacks.terminate()));
+            for (TimeoutStacks stripe : stripes) {
+                cancelledOnStop.addAndGet(cancelPending(stripe.terminate()));
+            }
             stopping.requestStop();
         } finally {
             lifeCycleLock.unlock();
@@ -417,7 +436,7 @@ public final class HashedWheelTimer implements LifeCycle, Dumpable {
     public String toString() {
         return "HashedWheelTimer@" + Integer.toHexString(hashCode()) + "{" + name + ","
                 + (isRunning() ? "RUNNING" : "STOPPED") + ",tick=" + tickDuration() + ",wheel=" + wheelSize
-                + ",pending=" + pending + ",expired=" + expired + ",cancelled=" + cancelled.sum() + ",failed="
+                + ",pending=" + pending + ",expired=" + expired + ",cancelled=" + cancelledCount() + ",failed="
                 + failed.get()
                 + "}";
     }
@@ -435,6 +454,10 @@ public final class HashedWheelTimer implements LifeCycle, Dumpable {
                 .append(", last tick ")
                 .append(Long.toString(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - clock)))
                 .append(" ms ago\n");
+        out.append(indent)
+                .append("+- stripes: ")
+                .append(Integer.toString(stripes.length))
+                .append(" pending/cancelled stacks, by thread id\n");
         out.append(indent)
                 .append("+- executor: ")
                 .append(String.valueOf(executor))

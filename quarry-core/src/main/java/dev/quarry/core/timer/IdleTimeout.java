@@ -19,9 +19,11 @@ import java.util.concurrent.TimeUnit;
  * {@link InvocationType#NON_BLOCKING}, otherwise on the timer's executor. If the action neither stops this timeout nor
  * produces activity, it runs again after another full idle period.
  *
- * <p><b>Precision:</b> activity is timestamped with the coarse clock, which lags real time by up to one tick, so the
- * timeout expires between one tick before and about two ticks after the idle timeout has passed since the last
- * activity.
+ * <p><b>Precision:</b> activity is timestamped with the coarse clock, which lags real time by up to one tick, and
+ * each check fires up to two ticks after its delay, so the timeout expires between one tick before and about three
+ * ticks after the idle timeout has passed since the last activity. If the ticker stalls for longer than the idle
+ * timeout (a very long GC pause, a starved machine), activity during the stall carries the time of the tick before
+ * it, and the timeout may expire early by up to the stall.
  *
  * <p><b>Memory:</b> about 40 bytes per instance with compressed references (a timer reference, two longs and the
  * scheduled check), plus the one scheduled {@link Timeout} (about 48 bytes): roughly 90 bytes per connection.

@@ -10,11 +10,13 @@ import java.util.concurrent.locks.LockSupport;
  * fresh wheel. Each tick, in this order:
  *
  * <ol>
- *   <li>reads {@link System#nanoTime()} once and publishes it as the timer's coarse clock;
- *   <li>unlinks the timeouts cancelled while in the wheel (the cancelled stack), so that a cancelled timeout is
+ *   <li>unlinks the timeouts cancelled while in the wheel (the cancelled stacks), so that a cancelled timeout is
  *       released within one tick and never waits for its bucket to come round;
- *   <li>takes the stack of newly scheduled timeouts, drops those already cancelled, expires those already due and
- *       links the others into the bucket of their deadline's tick;
+ *   <li>takes the stacks of newly scheduled timeouts, then reads {@link System#nanoTime()} once and publishes it as
+ *       the timer's coarse clock; every timeout taken was scheduled before that time, so that time plus its delay is
+ *       a deadline that is never early;
+ *   <li>drops the timeouts taken that were already cancelled, expires those with no delay and links the others into
+ *       the bucket of their deadline's tick;
  *   <li>visits the buckets of every tick whose time has come since the last one (each bucket at most once, so a
  *       ticker that fell far behind catches up in one pass);
  *   <li>runs what expired, in deadline order;
@@ -29,7 +31,7 @@ final class Ticker implements Runnable {
     private static final int RETAINED_BATCH = 4096;
 
     private final HashedWheelTimer timer;
-    private final TimeoutStacks stacks;
+    private final TimeoutStacks[] stripes;
     private final Wheel wheel;
     private final long tickNanos;
     private final long startNanos;
@@ -44,9 +46,13 @@ final class Ticker implements Runnable {
     /** The last tick whose bucket was visited; tick {@code n} is due at {@code startNanos + n * tickNanos}. */
     private long tick;
 
-    Ticker(HashedWheelTimer timer, TimeoutStacks stacks, int wheelSize, long tickNanos) {
+    /** The pending stacks taken in the current tick, one per stripe; reused. */
+    private final Timeout[] taken;
+
+    Ticker(HashedWheelTimer timer, TimeoutStacks[] stripes, int wheelSize, long tickNanos) {
         this.timer = timer;
-        this.stacks = stacks;
+        this.stripes = stripes;
+        this.taken = new Timeout[stripes.length];
         this.wheel = new Wheel(wheelSize);
         this.tickNanos = tickNanos;
         this.startNanos = System.nanoTime();
@@ -93,10 +99,18 @@ final class Ticker implements Runnable {
     }
 
     private void tick() {
-        long now = System.nanoTime();
+        for (TimeoutStacks stripe : stripes) {
+            unlinkCancelled(stripe);
+        }
+        for (int i = 0; i < stripes.length; i++) {
+            taken[i] = stripes[i].takePending();
+        }
+        long now = System.nanoTime(); // after the takes: each timeout taken was scheduled before now
         timer.clock(now);
-        unlinkCancelled();
-        transferPending(now);
+        for (int i = 0; i < taken.length; i++) {
+            transferPending(taken[i], now);
+            taken[i] = null;
+        }
         long due = (now - startNanos) / tickNanos;
         long from = Math.max(tick + 1, due - wheel.length() + 1);
         for (long t = from; t <= due; t++) {
@@ -107,8 +121,8 @@ final class Ticker implements Runnable {
         timer.ticked(wheel.size(), expired);
     }
 
-    private void unlinkCancelled() {
-        Timeout cancelled = stacks.takeCancelled();
+    private void unlinkCancelled(TimeoutStacks stripe) {
+        Timeout cancelled = stripe.takeCancelled();
         while (cancelled != null) {
             Timeout next = cancelled.nextCancelled;
             cancelled.nextCancelled = null;
@@ -117,9 +131,8 @@ final class Ticker implements Runnable {
         }
     }
 
-    private void transferPending(long now) {
+    private void transferPending(Timeout stack, long now) {
         // The stack holds the newest first: reverse it so that timeouts with equal deadlines keep scheduling order.
-        Timeout stack = stacks.takePending();
         Timeout fifo = null;
         while (stack != null) {
             Timeout next = stack.next;
@@ -131,6 +144,7 @@ final class Ticker implements Runnable {
             Timeout timeout = fifo;
             fifo = timeout.next;
             timeout.next = null;
+            timeout.deadline += now; // was the delay (see Timeout.deadline)
             if (timeout.deadline - now <= 0) {
                 if (timeout.compareAndSetState(Timeout.PENDING, Timeout.EXPIRED)) {
                     expired(timeout);
@@ -179,13 +193,15 @@ final class Ticker implements Runnable {
     private void exit(Throwable failure) {
         // Cancel what is left so that every timeout ends cancelled or expired, and release every reference to it.
         long cancelled = wheel.cancelAll();
-        Timeout pending = stacks.terminate(); // normally already terminated by stop(); not if the ticker broke
-        cancelled += HashedWheelTimer.cancelPending(pending);
-        Timeout stale = stacks.takeCancelled();
-        while (stale != null) {
-            Timeout next = stale.nextCancelled;
-            stale.nextCancelled = null;
-            stale = next;
+        for (TimeoutStacks stripe : stripes) {
+            // Normally already terminated by stop(); not if the ticker broke.
+            cancelled += HashedWheelTimer.cancelPending(stripe.terminate());
+            Timeout stale = stripe.takeCancelled();
+            while (stale != null) {
+                Timeout next = stale.nextCancelled;
+                stale.nextCancelled = null;
+                stale = next;
+            }
         }
         timer.exited(this, cancelled, failure);
     }

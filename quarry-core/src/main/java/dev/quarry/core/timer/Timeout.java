@@ -34,14 +34,21 @@ public final class Timeout {
         }
     }
 
-    /** Null only for the sentinels that the timer and {@link IdleTimeout} use as markers. */
-    final HashedWheelTimer timer;
+    /** The stripe of the timer that it was pushed on; null only for the sentinels used as markers. */
+    final TimeoutStacks stacks;
 
     /** A {@link Runnable}, or a {@link TickerTask} that always runs on the ticker. Null only for sentinels. */
     final Object task;
 
-    /** In {@link System#nanoTime()} terms; compare by subtraction, never with {@code <}. */
-    final long deadline;
+    /**
+     * While PENDING: the delay in nanoseconds. From the moment the ticker takes the timeout off its stack: the
+     * deadline in {@link System#nanoTime()} terms (compare by subtraction, never with {@code <}), that is the time of
+     * that take plus the delay. Schedule time plus delay would need a {@code System.nanoTime()} call per schedule,
+     * about half of its cost; the take happens after {@code schedule()} returned, so the deadline is never early,
+     * and it happens within a tick, so it is late by at most one tick more. Written only by the ticker; other threads
+     * read it only for {@link #toString()}.
+     */
+    long deadline;
 
     private volatile int state;
 
@@ -58,10 +65,10 @@ public final class Timeout {
     /** While in the cancelled stack: the next older cancelled timeout; written before the push CAS publishes it. */
     Timeout nextCancelled;
 
-    Timeout(HashedWheelTimer timer, Object task, long deadline) {
-        this.timer = timer;
+    Timeout(TimeoutStacks stacks, Object task, long delayNanos) {
+        this.stacks = stacks;
         this.task = task;
-        this.deadline = deadline;
+        this.deadline = delayNanos;
     }
 
     /** A sentinel: a bucket head (a circular list of itself) or a marker; never scheduled, never cancellable. */
@@ -84,7 +91,7 @@ public final class Timeout {
                 return false;
             }
             if (STATE.compareAndSet(this, current, CANCELLED)) {
-                timer.cancelled(this, current == BUCKETED);
+                stacks.cancelled(this, current == BUCKETED);
                 return true;
             }
             // Lost a race with the ticker (PENDING -> BUCKETED or -> EXPIRED) or another canceller: look again.
@@ -111,17 +118,20 @@ public final class Timeout {
 
     @Override
     public String toString() {
-        String name = switch (state) {
+        int current = state;
+        String name = switch (current) {
             case PENDING -> "PENDING";
             case BUCKETED -> "BUCKETED";
             case CANCELLED -> "CANCELLED";
             default -> "EXPIRED";
         };
-        if (timer == null) {
+        if (stacks == null) {
             return "Timeout@" + Integer.toHexString(hashCode()) + "{sentinel," + name + "}";
         }
-        long inNanos = deadline - System.nanoTime();
-        return "Timeout@" + Integer.toHexString(hashCode()) + "{" + name + ",deadline" + (inNanos >= 0 ? "+" : "")
-                + inNanos / 1_000_000 + "ms," + task + "}";
+        long in = deadline - System.nanoTime();
+        String when = current == PENDING
+                ? "delay=" + deadline / 1_000_000 + "ms"
+                : "deadline" + (in >= 0 ? "+" : "") + in / 1_000_000 + "ms";
+        return "Timeout@" + Integer.toHexString(hashCode()) + "{" + name + "," + when + "," + task + "}";
     }
 }

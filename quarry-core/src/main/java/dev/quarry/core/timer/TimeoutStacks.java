@@ -4,19 +4,26 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * The two lock-free multi-producer, single-consumer stacks through which other threads talk to the ticker: newly
- * scheduled timeouts (linked by {@link Timeout#next}) and timeouts cancelled while in the wheel (linked by
- * {@link Timeout#nextCancelled}). Producers push with one CAS; the ticker takes a whole stack with one getAndSet, so
- * it never contends per element. Intrusive: the timeout is the node, nothing else is allocated.
+ * One stripe of the lock-free multi-producer, single-consumer stacks through which other threads talk to the ticker:
+ * newly scheduled timeouts (linked by {@link Timeout#next}) and timeouts cancelled while in the wheel (linked by
+ * {@link Timeout#nextCancelled}), plus the count of timeouts cancelled through this stripe. Producers push with one
+ * CAS; the ticker takes a whole stack with one CAS, so it never contends per element. Intrusive: the timeout is the
+ * node, nothing else is allocated.
+ *
+ * <p>A timer has several stripes and a scheduling thread picks one by its thread id, so that threads on different
+ * cores push, pop and count on different cache lines: with a single head, every schedule and cancel would move that
+ * line between cores, which is most of what a lock costs. A timeout remembers its stripe, because a pop must happen
+ * where the push did.
  *
  * <p>The pending stack also supports popping a cancelled timeout that is still on top, so that the common
  * "schedule, then cancel soon after" pattern of request and idle timeouts leaves nothing behind for the ticker.
  * There is no ABA hazard: a timeout is pushed at most once in its life, so once it left the top of the stack it can
  * never be there again and a CAS that expects it fails.
  *
- * <p>The two heads are written by every scheduling and cancelling thread, so each sits on its own cache line (padding
- * by class hierarchy: the JVM lays out superclass fields first) and does not slow down readers of the timer's other,
- * read-mostly fields such as its coarse clock.
+ * <p>The heads are written by every thread that uses the stripe, so the stripe is padded on both sides (padding by
+ * class hierarchy: the JVM lays out superclass fields first), away from other stripes and from the timer's read-mostly
+ * fields such as its coarse clock; the pending head and the counter, which a schedule-then-cancel touches together,
+ * share a line.
  *
  * <p>Thread-safety: push and pop from any thread; {@link #takePending()} and {@link #takeCancelled()} only by the
  * ticker; {@link #terminate()} and {@link #reopen()} by the timer's life cycle (under its lock).
@@ -24,12 +31,14 @@ import java.lang.invoke.VarHandle;
 final class TimeoutStacks extends TimeoutStacksPad2 {
     private static final VarHandle PENDING;
     private static final VarHandle CANCELLED;
+    private static final VarHandle COUNT;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             PENDING = lookup.findVarHandle(PendingHead.class, "pendingHead", Timeout.class);
             CANCELLED = lookup.findVarHandle(CancelledHead.class, "cancelledHead", Timeout.class);
+            COUNT = lookup.findVarHandle(PendingHead.class, "cancelledCount", long.class);
         } catch (ReflectiveOperationException x) {
             throw new ExceptionInInitializerError(x);
         }
@@ -56,6 +65,24 @@ final class TimeoutStacks extends TimeoutStacksPad2 {
             }
             head = witness;
         }
+    }
+
+    /**
+     * Called by the thread whose CAS cancelled {@code timeout}: tells the ticker to unlink it from the wheel, or takes
+     * it off the pending stack if it is on top; and counts it. O(1), lock-free, allocation-free.
+     */
+    void cancelled(Timeout timeout, boolean bucketed) {
+        if (bucketed) {
+            pushCancelled(timeout);
+        } else {
+            popCancelled(timeout);
+        }
+        COUNT.getAndAdd(this, 1L);
+    }
+
+    /** @return how many timeouts were cancelled through this stripe */
+    long cancelledCount() {
+        return (long) COUNT.getVolatile(this);
     }
 
     /**
@@ -137,9 +164,10 @@ abstract class TimeoutStacksPad0 {
     private long p08, p09, p10, p11, p12, p13, p14, p15;
 }
 
-/** The head of the stack of newly scheduled timeouts: written by every scheduling thread. */
+/** The head of the stack of newly scheduled timeouts and the cancelled count: written by the stripe's threads. */
 abstract class PendingHead extends TimeoutStacksPad0 {
     volatile Timeout pendingHead;
+    volatile long cancelledCount;
 
     @SuppressWarnings("unused")
     private int gap; // with compressed oops, fills the alignment gap after the head so no other field shares it

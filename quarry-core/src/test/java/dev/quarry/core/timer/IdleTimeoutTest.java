@@ -20,6 +20,9 @@ import org.junit.jupiter.api.Test;
 /** {@link IdleTimeout}: expiry after a whole idle period, no rescheduling per activity, run-time changes. */
 class IdleTimeoutTest {
     private static final long TICK_MILLIS = 5;
+    private static final Duration[] PERIODS = {
+        Duration.ZERO, Duration.ofMillis(2), Duration.ofHours(1), Duration.ofMillis(3), Duration.ofHours(2)
+    };
     private HashedWheelTimer timer;
 
     @BeforeEach
@@ -206,6 +209,48 @@ class IdleTimeoutTest {
         assertTrue(
                 idle.idleTime().compareTo(Duration.ofMinutes(1)) < 0,
                 idle.idleTime().toString());
+    }
+
+    @Test
+    void concurrentStartStopAndChangesNeverLeaveAnOrphanCheck() throws Exception {
+        Recording idle = new Recording(timer, InvocationType.NON_BLOCKING, 1);
+        idle.setIdleTimeout(Duration.ofMillis(2));
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300);
+        Runnable changer = () -> {
+            for (int i = 0; System.nanoTime() - until < 0; i++) {
+                // Short periods make checks fire and race; an hour-long one makes an orphan check visible.
+                idle.setIdleTimeout(PERIODS[i % PERIODS.length]);
+                idle.notIdle();
+            }
+        };
+        Runnable toggler = () -> {
+            for (int i = 0; System.nanoTime() - until < 0; i++) {
+                if (i % 2 == 0) {
+                    idle.start();
+                } else {
+                    idle.stop();
+                }
+            }
+        };
+        Thread[] threads = {
+            Thread.ofPlatform().start(changer),
+            Thread.ofPlatform().start(toggler),
+            Thread.ofPlatform().start(toggler)
+        };
+        for (Thread thread : threads) {
+            thread.join(Await.TIMEOUT.toMillis());
+            assertFalse(thread.isAlive());
+        }
+        idle.stop();
+        Await.ticks(timer, 2);
+        assertEquals(0, timer.pendingCount(), "a check survived stop(): " + timer);
+
+        // Still works afterwards: exactly one check, and it expires.
+        idle.setIdleTimeout(Duration.ofMillis(20));
+        int before = idle.expiries.get();
+        idle.start();
+        Await.until(() -> idle.expiries.get() > before, idle::toString);
+        idle.stop();
     }
 
     @Test

@@ -210,10 +210,9 @@ class TimeoutCancellationTest {
         for (Timeout timeout : timeouts) {
             assertTrue(timeout.cancel());
         }
-        long ticksAtCancel = timer.tickCount();
-        Await.until(() -> timer.pendingCount() == 0, timer::toString);
-        long ticks = timer.tickCount() - ticksAtCancel;
-        assertTrue(ticks <= 3, "released after " + ticks + " ticks");
+        // The tick in progress may have taken the cancelled stacks before the last cancel; the next one takes the rest.
+        Await.ticks(timer, 2);
+        assertEquals(0, timer.pendingCount(), "not released within 2 ticks: " + timer);
         assertEquals(count, timer.cancelledCount());
         for (int i = 0; i < count; i += 997) {
             assertNull(timeouts[i].next, "a kept handle retains no other timeout");
