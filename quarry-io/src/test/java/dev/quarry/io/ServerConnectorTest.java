@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.quarry.core.thread.TryExecutor;
+import dev.quarry.core.timer.HashedWheelTimer;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -67,6 +68,12 @@ class ServerConnectorTest {
     }
 
     private ServerConnector start(String transport, int maxConnections) throws IOException {
+        return start(transport, maxConnections, Duration.ofSeconds(30), IdleTimeouts.none());
+    }
+
+    private ServerConnector start(
+            String transport, int maxConnections, Duration idleTimeout, EndPointIdleTimeout.Factory idleTimeouts)
+            throws IOException {
         boolean unix = transport.equals("unix");
         ServerConnector.Config config = new ServerConnector.Config(
                 "test",
@@ -77,9 +84,9 @@ class ServerConnectorTest {
                 1,
                 1,
                 maxConnections,
-                Duration.ofSeconds(30),
+                idleTimeout,
                 List.of(echoFactory()));
-        connector = ServerConnector.create(config, TryExecutor.noReserved(pool), IdleTimeouts.none());
+        connector = ServerConnector.create(config, TryExecutor.noReserved(pool), idleTimeouts);
         connector.start();
         return connector;
     }
@@ -202,6 +209,38 @@ class ServerConnectorTest {
             assertEquals(2, connector.maxOpenConnections());
         } finally {
             second.close();
+        }
+    }
+
+    @Test
+    void idleConnectionIsClosedAfterItsIdleTimeoutButAnActiveOneIsNot() throws Exception {
+        HashedWheelTimer timer = HashedWheelTimer.builder().name("test-timer").build();
+        timer.start();
+        try {
+            start("tcp", 0, Duration.ofMillis(300), IdleTimeouts.of(timer));
+            try (SocketChannel idle = connect();
+                    SocketChannel active = connect()) {
+                long start = System.nanoTime();
+                // Keep one connection busy for longer than the timeout while the other stays silent.
+                while (idle.isOpen() && System.nanoTime() - start < TimeUnit.SECONDS.toNanos(10)) {
+                    active.write(ByteBuffer.wrap(new byte[] {7}));
+                    assertArrayEquals(new byte[] {7}, readExactly(active, 1));
+                    idle.configureBlocking(false);
+                    int n = idle.read(ByteBuffer.allocate(1));
+                    if (n < 0) {
+                        break;
+                    }
+                }
+                long elapsed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                assertTrue(elapsed >= 300, "closed early, after " + elapsed + " ms");
+                assertTrue(elapsed < 10_000, "idle connection never closed");
+                active.write(ByteBuffer.wrap(new byte[] {8}));
+                assertArrayEquals(new byte[] {8}, readExactly(active, 1), "the active one survived");
+            }
+        } finally {
+            connector.stop();
+            connector = null;
+            timer.stop();
         }
     }
 
