@@ -1,0 +1,12 @@
+/**
+ * Quarry's HTTP layer: the HTTP model shared by HTTP/1.1, HTTP/2 and the server (versions, methods, status codes,
+ * fields, compliance modes, request targets), and the strict, allocation-light HTTP/1.1 parser and generator.
+ *
+ * <p>No dependency outside the JDK and {@code dev.quarry.core}.
+ */
+module dev.quarry.http {
+    requires dev.quarry.core;
+
+    exports dev.quarry.http;
+    exports dev.quarry.http.h1;
+}
