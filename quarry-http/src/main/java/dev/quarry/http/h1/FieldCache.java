@@ -111,19 +111,6 @@ final class FieldCache {
         STATIC[header.ordinal()] = entries;
     }
 
-    /** Whether {@code field} is the shared instance for {@code Connection: keep-alive}, etc. (identity fast path). */
-    static boolean isStatic(HttpField field, HttpHeader header, String value) {
-        Entry[] entries = STATIC[header.ordinal()];
-        if (entries != null) {
-            for (Entry entry : entries) {
-                if (entry.field == field) {
-                    return entry.field.value().equals(value);
-                }
-            }
-        }
-        return false;
-    }
-
     private final Entry[][] learned = new Entry[HttpHeader.values().length][];
     private int learnedCount;
 

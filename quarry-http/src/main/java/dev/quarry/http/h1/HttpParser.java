@@ -9,7 +9,6 @@ import dev.quarry.http.HttpStatus;
 import dev.quarry.http.HttpVersion;
 import dev.quarry.http.internal.HttpChars;
 import java.nio.ByteBuffer;
-import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -22,15 +21,15 @@ import java.util.Optional;
  * when it needs more bytes, or after an error. After {@code messageComplete} it parses nothing until {@link #reset()};
  * after {@link #atEOF()} the end of input is reported; after a bad message, EOF or {@link #close()} it stays closed.
  *
- * <p><b>Lines.</b> Lines are found with a word-at-a-time search for LF (absolute reads on a direct buffer, the backing
- * array of a heap buffer), then parsed with tight loops over a byte array: the heap buffer's own array, or, for a direct
+ * <p><b>Lines</b> ({@code LineReader}). Lines are found with a word-at-a-time search for LF (absolute reads on a
+ * direct buffer, the backing array of a heap buffer), then parsed with tight loops over a byte array: the heap buffer's own array, or, for a direct
  * buffer or a line split across calls, a per-parser scratch array filled by one bulk copy. A partial line is kept in
  * that scratch array, bounded by the limit of its section, so a peer that never sends LF cannot make it grow.
  *
  * <p><b>Strictness</b> (each leniency is a named {@link HttpCompliance.Violation}; the default allows none):
  * CRLF line endings (LF alone is {@code LF_LINE_TERMINATOR}; chunked framing and trailers always need CRLF) and no bare
- * CR anywhere; see {@link RequestLine} for the request line, {@link FieldParser} for field lines,
- * {@link MessageFraming} for Content-Length, Transfer-Encoding and Host, {@link ChunkLine} for chunk lines. Obs-fold is
+ * CR anywhere; see {@code RequestLine} for the request line, {@code FieldParser} for field lines,
+ * {@code MessageFraming} for Content-Length, Transfer-Encoding and Host, {@code ChunkLine} for chunk lines. Obs-fold is
  * 400 unless {@code OBS_FOLD}, and never in Content-Length, Transfer-Encoding or Host, nor before the first field. Up to
  * {@link HttpParserConfig#maxLeadingEmptyLines()} empty lines before a request line are ignored (RFC 9112 §2.2).
  * Trailer fields are parsed with the header rules and their own size limit; a field that must not be a trailer
@@ -38,7 +37,7 @@ import java.util.Optional;
  * than dropped, since a proxy that merged it would see a different message.
  *
  * <p><b>Allocation.</b> Known methods, versions and header names resolve from the bytes without allocating; common and
- * learned field values come from a {@link FieldCache}; a repeated target reuses its string. A keep-alive connection
+ * learned field values come from a {@code FieldCache}; a repeated target reuses its string. A keep-alive connection
  * repeating the same simple request allocates nothing per request once warm. Content is delivered as a slice of the
  * input buffer (one small view object per content callback).
  *
@@ -82,7 +81,6 @@ public final class HttpParser {
     }
 
     private static final byte[] PREFACE_TAIL = {'\r', '\n', 'S', 'M', '\r', '\n', '\r', '\n'};
-    private static final int INITIAL_SCRATCH = 256;
 
     private final HttpRequestListener listener;
     private final HttpParserConfig config;
@@ -94,14 +92,7 @@ public final class HttpParser {
     private State state = State.REQUEST_LINE;
     private boolean eof;
     private boolean persistent;
-    private byte[] scratch = new byte[INITIAL_SCRATCH];
-    private int partial;
-    // The current line, CR and LF excluded, set by nextLine().
-    private byte[] lineBytes;
-    private int lineFrom;
-    private int lineTo;
-    private boolean lineCrlf;
-    private int lineSize;
+    private final LineReader line = new LineReader();
 
     private int leadingEmptyLines;
     private int sectionSize;
@@ -212,7 +203,7 @@ public final class HttpParser {
         } catch (BadMessageException failure) {
             state = State.CLOSED;
             persistent = false;
-            partial = 0;
+            line.clear();
             listener.badMessage(failure);
             return true;
         }
@@ -220,59 +211,12 @@ public final class HttpParser {
 
     // --- lines ---------------------------------------------------------------------------------------------------
 
-    /**
-     * Finds the next line; on success sets lineBytes/lineFrom/lineTo (CR and LF excluded), lineCrlf and lineSize, and
-     * moves the buffer past the LF. Otherwise keeps what arrived in the scratch array and returns false.
-     */
     private boolean nextLine(ByteBuffer buffer) {
-        int position = buffer.position();
-        int limit = buffer.limit();
-        int allowed = lineLimit() - partial; // bytes this line may still take, LF included
-        int searchTo = (int) Math.min(limit, (long) position + Math.max(allowed, 0));
-        byte[] array = buffer.hasArray() ? buffer.array() : null;
-        int lf;
-        if (array != null) {
-            int offset = buffer.arrayOffset();
-            lf = HttpChars.indexOfLf(array, offset + position, offset + searchTo);
-            lf = lf < 0 ? -1 : lf - offset;
-        } else {
-            lf = HttpChars.indexOfLf(buffer, position, searchTo);
+        int result = line.next(buffer, lineLimit());
+        if (result == LineReader.TOO_LONG) {
+            throw lineTooLong();
         }
-        if (lf < 0) {
-            if (searchTo < limit || limit - position >= allowed) {
-                throw lineTooLong();
-            }
-            append(buffer, position, limit);
-            buffer.position(limit);
-            return false;
-        }
-        lineSize = partial + lf + 1 - position;
-        if (partial == 0 && array != null) {
-            lineBytes = array;
-            lineFrom = buffer.arrayOffset() + position;
-            lineTo = buffer.arrayOffset() + lf;
-        } else {
-            append(buffer, position, lf);
-            lineBytes = scratch;
-            lineFrom = 0;
-            lineTo = partial;
-            partial = 0;
-        }
-        buffer.position(lf + 1);
-        lineCrlf = lineTo > lineFrom && lineBytes[lineTo - 1] == '\r';
-        if (lineCrlf) {
-            lineTo--;
-        }
-        return true;
-    }
-
-    private void append(ByteBuffer buffer, int from, int to) {
-        int length = to - from;
-        if (partial + length > scratch.length) {
-            scratch = Arrays.copyOf(scratch, Math.max(scratch.length * 2, partial + length));
-        }
-        buffer.get(from, scratch, partial, length);
-        partial += length;
+        return result == LineReader.LINE;
     }
 
     // The most bytes the current line may have, CRLF included, given the limits of its section.
@@ -307,10 +251,10 @@ public final class HttpParser {
 
     /** Rejects a line ended by LF alone unless allowed for this section. */
     private void checkLineEnd(boolean lenientAllowed) {
-        if (!lineCrlf && !(lenientAllowed && compliance.allows(HttpCompliance.Violation.LF_LINE_TERMINATOR))) {
+        if (!line.crlf() && !(lenientAllowed && compliance.allows(HttpCompliance.Violation.LF_LINE_TERMINATOR))) {
             HttpCompliance.Violation v = HttpCompliance.Violation.LF_LINE_TERMINATOR;
             throw new BadMessageException("line ended by LF without CR (" + (lenientAllowed ? v + ", " : "")
-                    + v.rfcSection() + ")" + ": " + HttpChars.quote(lineBytes, lineFrom, lineTo));
+                    + v.rfcSection() + ")" + ": " + line.quote());
         }
     }
 
@@ -318,13 +262,13 @@ public final class HttpParser {
         if (!eof) {
             return false;
         }
-        if (state == State.REQUEST_LINE && partial == 0) {
+        if (state == State.REQUEST_LINE && line.partial() == 0) {
             state = State.CLOSED; // a clean close between messages
             return false;
         }
         state = State.CLOSED;
         persistent = false;
-        partial = 0;
+        line.clear();
         listener.earlyEOF();
         return true;
     }
@@ -333,16 +277,16 @@ public final class HttpParser {
 
     private void onRequestLine() {
         checkLineEnd(true);
-        if (lineTo == lineFrom) {
+        if (line.isEmpty()) {
             if (++leadingEmptyLines > config.maxLeadingEmptyLines()) {
                 throw new BadMessageException(
                         "more than " + config.maxLeadingEmptyLines() + " empty lines before the request line");
             }
             return;
         }
-        requestLine.parse(lineBytes, lineFrom, lineTo);
+        requestLine.parse(line.bytes(), line.from(), line.to());
         if (requestLine.isPreface()) {
-            if (!lineCrlf) {
+            if (!line.crlf()) {
                 throw new BadMessageException("HTTP/2 connection preface with LF line terminator");
             }
             state = State.PREFACE;
@@ -382,12 +326,12 @@ public final class HttpParser {
 
     private boolean onHeaderLine() {
         checkLineEnd(true);
-        sectionSize += lineSize;
-        if (lineTo == lineFrom) {
+        sectionSize += line.size();
+        if (line.isEmpty()) {
             commitHeader();
             return headerComplete();
         }
-        if (HttpChars.isWhitespace(lineBytes[lineFrom])) {
+        if (HttpChars.isWhitespace(line.bytes()[line.from()])) {
             fold();
             return false;
         }
@@ -397,7 +341,7 @@ public final class HttpParser {
                     HttpStatus.REQUEST_HEADER_FIELDS_TOO_LARGE_431,
                     "more than " + config.maxFieldCount() + " header fields");
         }
-        pending = fieldParser.parse(lineBytes, lineFrom, lineTo);
+        pending = fieldParser.parse(line.bytes(), line.from(), line.to());
         pendingCached = fieldParser.lastWasCached();
         return false;
     }
@@ -406,15 +350,14 @@ public final class HttpParser {
     private void fold() {
         if (pending == null) {
             // RFC 9112 §2.2: whitespace between the start line and the first field: reject.
-            throw new BadMessageException(
-                    "whitespace before the first field line: " + HttpChars.quote(lineBytes, lineFrom, lineTo));
+            throw new BadMessageException("whitespace before the first field line: " + line.quote());
         }
         HttpHeader header = pending.header().orElse(null);
         if (!compliance.allows(HttpCompliance.Violation.OBS_FOLD) || FieldParser.isFramingOrRouting(header)) {
             throw new BadMessageException("obsolete line folding (" + HttpCompliance.Violation.OBS_FOLD.rfcSection()
-                    + ") in " + pending.name() + ": " + HttpChars.quote(lineBytes, lineFrom, lineTo));
+                    + ") in " + pending.name() + ": " + line.quote());
         }
-        String continuation = fieldParser.continuation(lineBytes, lineFrom, lineTo);
+        String continuation = fieldParser.continuation(line.bytes(), line.from(), line.to());
         String value = pending.value().isEmpty()
                 ? continuation
                 : continuation.isEmpty() ? pending.value() : pending.value() + ' ' + continuation;
@@ -456,13 +399,13 @@ public final class HttpParser {
 
     private void onTrailerLine() {
         checkLineEnd(false);
-        sectionSize += lineSize;
-        if (lineTo == lineFrom) {
+        sectionSize += line.size();
+        if (line.isEmpty()) {
             commitTrailer();
             state = State.MESSAGE_END;
             return;
         }
-        if (HttpChars.isWhitespace(lineBytes[lineFrom])) {
+        if (HttpChars.isWhitespace(line.bytes()[line.from()])) {
             fold();
             return;
         }
@@ -472,12 +415,11 @@ public final class HttpParser {
                     HttpStatus.REQUEST_HEADER_FIELDS_TOO_LARGE_431,
                     "more than " + config.maxFieldCount() + " trailer fields");
         }
-        pending = fieldParser.parse(lineBytes, lineFrom, lineTo);
+        pending = fieldParser.parse(line.bytes(), line.from(), line.to());
         pendingCached = false;
         Optional<HttpHeader> header = pending.header();
         if (header.isPresent() && header.get().isForbiddenInTrailer()) {
-            throw new BadMessageException("field not allowed in a trailer section (RFC 9110 §6.5.1): "
-                    + HttpChars.quote(lineBytes, lineFrom, lineTo));
+            throw new BadMessageException("field not allowed in a trailer section (RFC 9110 §6.5.1): " + line.quote());
         }
     }
 
@@ -505,7 +447,7 @@ public final class HttpParser {
 
     private void onChunkLine() {
         checkLineEnd(false);
-        long size = ChunkLine.parse(lineBytes, lineFrom, lineTo, config.maxChunkExtensionLength());
+        long size = ChunkLine.parse(line.bytes(), line.from(), line.to(), config.maxChunkExtensionLength());
         if (size == 0) {
             state = State.CONTENT_END;
             return;
@@ -543,14 +485,20 @@ public final class HttpParser {
 
     /**
      * Prepares for the next message on a persistent connection, keeping the connection's field cache. Does nothing
-     * once the parser is closed or handed to HTTP/2.
+     * before a message starts, or once the parser is closed or handed to HTTP/2.
+     *
+     * @throws IllegalStateException if a message is in progress: its unconsumed content would then be parsed as the
+     *     next request (smuggling by the server itself); finish the message or close the connection instead
      */
     public void reset() {
-        if (state == State.CLOSED || state == State.HTTP2) {
+        if (state == State.CLOSED || state == State.HTTP2 || isStart()) {
             return;
         }
+        if (state != State.END) {
+            throw new IllegalStateException("cannot reset in the middle of a message: " + this);
+        }
         state = State.REQUEST_LINE;
-        partial = 0;
+        line.clear();
         leadingEmptyLines = 0;
         sectionSize = 0;
         fieldCount = 0;
@@ -579,7 +527,7 @@ public final class HttpParser {
     /** Closes the parser: it parses nothing more. */
     public void close() {
         state = State.CLOSED;
-        partial = 0;
+        line.clear();
         persistent = false;
     }
 
@@ -590,7 +538,7 @@ public final class HttpParser {
 
     /** @return whether the parser waits for a request and holds no byte of it */
     public boolean isStart() {
-        return state == State.REQUEST_LINE && partial == 0;
+        return state == State.REQUEST_LINE && line.partial() == 0;
     }
 
     /** @return whether a message is complete and waits for {@link #reset()} */
@@ -664,7 +612,7 @@ public final class HttpParser {
                 + ", remaining=" + remaining
                 + ", chunked=" + framing.chunked()
                 + ", persistent=" + persistent
-                + ", partial=" + partial
+                + ", partial=" + line.partial()
                 + ", eof=" + eof
                 + ", learned=" + fieldParser.learnedCount()
                 + ", compliance=" + compliance.name() + "}";

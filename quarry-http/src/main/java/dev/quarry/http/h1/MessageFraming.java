@@ -81,7 +81,10 @@ final class MessageFraming {
                 close |= field.containsToken("close");
                 keepAlive |= field.containsToken("keep-alive");
             }
-            case EXPECT -> expectContinue |= field.value().equalsIgnoreCase("100-continue");
+            // RFC 9110 §10.1.1: a server MUST ignore a 100-continue expectation in an HTTP/1.0 request.
+            case EXPECT ->
+                expectContinue |=
+                        version != HttpVersion.HTTP_1_0 && field.value().equalsIgnoreCase("100-continue");
             default -> {}
         }
     }

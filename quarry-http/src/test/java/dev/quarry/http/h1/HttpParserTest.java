@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.quarry.http.HttpField;
@@ -398,6 +399,29 @@ class HttpParserTest {
         };
         new HttpParser(r).parse(heap("GET / HTTP/1.1\r\nHost: h\r\nX-Forbidden: 1\r\n\r\n"));
         assertEquals("X-Forbidden is forbidden", r.failure.reason());
+    }
+
+    @Test
+    void expectContinueIsIgnoredInHttp10() {
+        HttpParser parser = new HttpParser(new Recorder());
+        parser.parse(heap("PUT /f HTTP/1.0\r\nExpect: 100-continue\r\nContent-Length: 0\r\n\r\n"));
+        assertTrue(parser.isComplete());
+        assertFalse(parser.expectsContinue());
+    }
+
+    @Test
+    void resetInTheMiddleOfAMessageIsRefused() {
+        Recorder r = new Recorder();
+        r.stopAtHeaderComplete = true;
+        HttpParser parser = new HttpParser(r);
+        parser.parse(heap("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\n\r\n"));
+        assertThrows(IllegalStateException.class, parser::reset);
+        HttpParser partial = new HttpParser(new Recorder());
+        partial.parse(heap("GET / HT"));
+        assertThrows(IllegalStateException.class, partial::reset);
+        HttpParser fresh = new HttpParser(new Recorder());
+        fresh.reset();
+        assertTrue(fresh.isStart());
     }
 
     @Test
