@@ -13,6 +13,8 @@ import java.util.OptionalInt;
  * colon is accepted as no port (RFC 3986 §3.2.3). User information ({@code user@host}) is rejected: it is deprecated
  * for http(s) (RFC 9110 §4.2.4) and a classic way to disguise a host.
  *
+ * <p>Thread-safety: immutable. Cost: O(n) parse; {@link #validate(String)} is allocation-free for a valid value.
+ *
  * @param host the host, with brackets for an IP literal, never null
  * @param port the port 0-65535, or -1 when absent
  */

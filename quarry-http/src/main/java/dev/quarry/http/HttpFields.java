@@ -1,5 +1,6 @@
 package dev.quarry.http;
 
+import dev.quarry.http.internal.HttpChars;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.ConcurrentModificationException;
@@ -262,13 +263,13 @@ public final class HttpFields implements Iterable<HttpField> {
         }
         String value = fields[index].value();
         if (value.isEmpty() || value.length() > 18) {
-            throw new IllegalArgumentException("not a number: " + header + ": " + value);
+            throw new IllegalArgumentException("not a number: " + header + ": " + HttpChars.quote(value));
         }
         long result = 0;
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);
             if (c < '0' || c > '9') {
-                throw new IllegalArgumentException("not a number: " + header + ": " + value);
+                throw new IllegalArgumentException("not a number: " + header + ": " + HttpChars.quote(value));
             }
             result = result * 10 + (c - '0');
         }

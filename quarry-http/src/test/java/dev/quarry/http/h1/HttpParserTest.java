@@ -310,6 +310,21 @@ class HttpParserTest {
     }
 
     @Test
+    void parsesFromSlicedAndReadOnlyBuffers() {
+        String request = "POST /s HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\n\r\nabc";
+        List<String> expected = Feeder.parse(request).events;
+        byte[] padded = Feeder.bytes("garbage" + request + "trailing");
+        ByteBuffer slice = ByteBuffer.wrap(padded, 7, request.length()).slice();
+        ByteBuffer readOnly = ByteBuffer.wrap(Feeder.bytes(request)).asReadOnlyBuffer();
+        for (ByteBuffer buffer : List.of(slice, readOnly)) {
+            Recorder r = new Recorder();
+            new HttpParser(r).parse(buffer);
+            assertEquals(expected, r.events);
+            assertFalse(buffer.hasRemaining());
+        }
+    }
+
+    @Test
     void detectsHttp2PrefaceAndLeavesBufferRightAfterIt() {
         Recorder r = new Recorder();
         HttpParser parser = new HttpParser(r);
