@@ -10,8 +10,9 @@ import java.util.Optional;
  * Well-known field names, each with its canonical spelling, its lower-case spelling (HTTP/2, RFC 9113 §8.2.1) and its
  * pre-encoded HTTP/1 prefix {@code Name: }.
  *
- * <p>Lookups are case-insensitive (RFC 9110 §5.1) and allocation-free: the bytes are hashed lower-cased into an
- * open-addressed table of 256 slots (at most a few probes), then compared case-insensitively. They return cached
+ * <p>Lookups are case-insensitive (RFC 9110 §5.1) and allocation-free: the length and the first, middle and last bytes,
+ * lower-cased, are hashed in O(1) into an open-addressed table of 256 slots (a few probes at most), then the candidate
+ * is compared case-insensitively. They return cached
  * {@code Optional}s, so that an absent header costs nothing either.
  *
  * <p>Thread-safety: immutable. The arrays returned by the byte accessors are shared: do not modify them.
@@ -172,7 +173,7 @@ public enum HttpHeader {
 
     /** @return whether {@code name} is this header's name, ignoring case */
     public boolean is(String name) {
-        return this.name.equalsIgnoreCase(name);
+        return name.length() == lowerBytes.length && matches(name);
     }
 
     /**
@@ -216,10 +217,7 @@ public enum HttpHeader {
         if (length <= 0 || length > MAX_NAME_LENGTH) {
             return Optional.empty();
         }
-        int hash = 0;
-        for (int i = from; i < to; i++) {
-            hash = hash * 31 + HttpChars.toLower(buffer.get(i));
-        }
+        int hash = hash(length, buffer.get(from), buffer.get(from + length / 2), buffer.get(to - 1));
         for (int slot = slot(hash); ; slot = (slot + 1) & (TABLE_SIZE - 1)) {
             HttpHeader candidate = TABLE[slot];
             if (candidate == null) {
@@ -240,20 +238,19 @@ public enum HttpHeader {
         if (length == 0 || length > MAX_NAME_LENGTH) {
             return Optional.empty();
         }
-        int hash = 0;
-        for (int i = 0; i < length; i++) {
-            char c = name.charAt(i);
-            if (c > 0x7F) {
-                return Optional.empty();
-            }
-            hash = hash * 31 + HttpChars.toLower((byte) c);
+        char first = name.charAt(0);
+        char middle = name.charAt(length / 2);
+        char last = name.charAt(length - 1);
+        if (first > 0x7F || middle > 0x7F || last > 0x7F) {
+            return Optional.empty();
         }
+        int hash = hash(length, (byte) first, (byte) middle, (byte) last);
         for (int slot = slot(hash); ; slot = (slot + 1) & (TABLE_SIZE - 1)) {
             HttpHeader candidate = TABLE[slot];
             if (candidate == null) {
                 return Optional.empty();
             }
-            if (candidate.name.equalsIgnoreCase(name)) {
+            if (candidate.lowerBytes.length == length && candidate.matches(name)) {
                 return candidate.optional;
             }
         }
@@ -263,6 +260,18 @@ public enum HttpHeader {
         byte[] lower = lowerBytes;
         for (int i = 0; i < lower.length; i++) {
             if (HttpChars.toLower(bytes[from + i]) != lower[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    // ASCII-only: String.equalsIgnoreCase would also match e.g. the Kelvin sign U+212A to 'k'.
+    private boolean matches(String name) {
+        byte[] lower = lowerBytes;
+        for (int i = 0; i < lower.length; i++) {
+            char c = name.charAt(i);
+            if (c > 0x7F || HttpChars.toLower((byte) c) != lower[i]) {
                 return false;
             }
         }
@@ -280,15 +289,33 @@ public enum HttpHeader {
     }
 
     private static int hash(byte[] bytes, int from, int to) {
-        int hash = 0;
-        for (int i = from; i < to; i++) {
-            hash = hash * 31 + HttpChars.toLower(bytes[i]);
-        }
-        return hash;
+        int length = to - from;
+        return hash(length, bytes[from], bytes[from + length / 2], bytes[to - 1]);
+    }
+
+    // O(1): well-known names differ enough in length and first, middle and last characters.
+    private static int hash(int length, byte first, byte middle, byte last) {
+        return ((length * 31 + HttpChars.toLower(first)) * 31 + HttpChars.toLower(middle)) * 31
+                + HttpChars.toLower(last);
     }
 
     private static int slot(int hash) {
-        return (hash ^ (hash >>> 8) ^ (hash >>> 16)) & (TABLE_SIZE - 1);
+        return (hash * 0x9E3779B1) >>> 24; // Fibonacci hashing: the top 8 bits index the 256 slots
+    }
+
+    /** @return the longest probe sequence of the lookup table, for tests */
+    static int maxProbes() {
+        int max = 0;
+        for (HttpHeader header : values()) {
+            int probes = 1;
+            for (int slot = slot(hash(header.lowerBytes, 0, header.lowerBytes.length));
+                    TABLE[slot] != header;
+                    slot = (slot + 1) & (TABLE_SIZE - 1)) {
+                probes++;
+            }
+            max = Math.max(max, probes);
+        }
+        return max;
     }
 
     @Override

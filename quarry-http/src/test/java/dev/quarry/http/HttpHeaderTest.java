@@ -69,6 +69,17 @@ class HttpHeaderTest {
     }
 
     @Test
+    void lookupTableNeedsFewProbes() {
+        assertTrue(HttpHeader.maxProbes() <= 4, "max probes " + HttpHeader.maxProbes());
+    }
+
+    @Test
+    void onlyAsciiCaseFoldingMatches() {
+        assertEquals(Optional.empty(), HttpHeader.lookup("\u212Aeep-Alive")); // KELVIN SIGN folds to 'k' in Java
+        assertTrue(!HttpHeader.KEEP_ALIVE.is("\u212Aeep-Alive") && HttpHeader.KEEP_ALIVE.is("KEEP-alive"));
+    }
+
+    @Test
     void thereAreAboutSixtyWellKnownHeaders() {
         assertTrue(HttpHeader.values().length >= 60, "found " + HttpHeader.values().length);
     }

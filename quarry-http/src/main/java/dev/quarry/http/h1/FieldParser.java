@@ -113,15 +113,14 @@ final class FieldParser {
     }
 
     private static void checkValue(byte[] bytes, int from, int to, int nameFrom, int nameTo) {
-        for (int i = from; i < to; i++) {
-            byte b = bytes[i];
-            if (!HttpChars.isFieldContent(b)) {
-                String where = nameTo > nameFrom
-                        ? " in value of " + new String(bytes, nameFrom, nameTo - nameFrom, StandardCharsets.ISO_8859_1)
-                        : " in field value";
-                throw new BadMessageException((b == '\r' ? "bare CR" : "invalid character " + HttpChars.describe(b))
-                        + where + ": " + HttpChars.quote(bytes, from, to));
-            }
+        int invalid = HttpChars.indexOfInvalidFieldContent(bytes, from, to);
+        if (invalid >= 0) {
+            byte b = bytes[invalid];
+            String where = nameTo > nameFrom
+                    ? " in value of " + new String(bytes, nameFrom, nameTo - nameFrom, StandardCharsets.ISO_8859_1)
+                    : " in field value";
+            throw new BadMessageException((b == '\r' ? "bare CR" : "invalid character " + HttpChars.describe(b)) + where
+                    + ": " + HttpChars.quote(bytes, from, to));
         }
     }
 

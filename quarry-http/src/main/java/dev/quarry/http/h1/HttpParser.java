@@ -124,11 +124,12 @@ public final class HttpParser {
      * Parses as much of {@code buffer} as possible, from its position to its limit, reporting events to the listener.
      *
      * @param buffer the bytes that arrived; its position advances past what was consumed; the parser does not keep a
-     *     reference to it (a partial line is copied)
+     *     reference to it after the call (a partial line is copied), and its bytes must not change during the call
      * @return true when a callback asked to stop, after {@code badMessage}, {@code earlyEOF} or the HTTP/2 preface;
      *     false when more bytes are needed or the message is complete and waits for {@link #reset()}
      */
     public boolean parse(ByteBuffer buffer) {
+        line.invalidateWindow();
         try {
             while (true) {
                 switch (state) {

@@ -7,13 +7,15 @@ import java.util.Arrays;
 /**
  * Finds HTTP/1 lines in buffers that arrive in arbitrary pieces, and exposes the current line as a byte range.
  *
- * <p>The line feed is found with a word-at-a-time search: over the backing array of a heap buffer, with absolute reads
- * on a direct buffer (no position updates). A line that lies entirely in a heap buffer is used in place; a line from a
- * direct buffer, or one split across buffers, is assembled in a scratch array by bulk copies. A partial line is bounded
- * by the caller's limit, so a peer that never sends LF cannot make the scratch array grow past it.
+ * <p>The line feed is found with a word-at-a-time search over a byte array. A heap buffer's backing array is used in
+ * place. A direct buffer is read through a <em>window</em>: one bulk copy (a memory copy, no per-byte access) of up to
+ * {@link #WINDOW} bytes from the line's start into a per-connection array, which then serves the following lines too,
+ * so that a request's header section costs one copy; the window is only trusted within one {@code parse} call, since
+ * the caller may reuse the buffer between calls. A line split across buffers is assembled in a scratch array. Both
+ * arrays are bounded by the caller's line limit, so a peer that never sends LF cannot make them grow past it.
  *
- * <p>Thread-safety: confined to its parser's thread. Cost: O(line) per line; allocation-free once the scratch array has
- * grown to the longest line seen.
+ * <p>Thread-safety: confined to its parser's thread. Cost: O(line) per line; allocation-free once the arrays have grown
+ * to the longest line seen (the window is allocated on the first direct buffer).
  */
 final class LineReader {
     /** A complete line is available. */
@@ -23,7 +25,14 @@ final class LineReader {
     /** The line is longer than the limit. */
     static final int TOO_LONG = 2;
 
+    /** The initial size of the window over a direct buffer. */
+    static final int WINDOW = 1024;
+
     private byte[] scratch = new byte[256];
+    private byte[] window;
+    private ByteBuffer windowBuffer;
+    private int windowStart;
+    private int windowEnd;
     private int partial;
     private byte[] bytes;
     private int from;
@@ -50,7 +59,7 @@ final class LineReader {
             lf = HttpChars.indexOfLf(array, offset + position, offset + searchTo);
             lf = lf < 0 ? -1 : lf - offset;
         } else {
-            lf = HttpChars.indexOfLf(buffer, position, searchTo);
+            lf = windowIndexOfLf(buffer, position, searchTo, limit);
         }
         if (lf < 0) {
             // No LF within what the line may still take: either more bytes are there (too long already), or the
@@ -67,6 +76,10 @@ final class LineReader {
             bytes = array;
             from = buffer.arrayOffset() + position;
             to = buffer.arrayOffset() + lf;
+        } else if (partial == 0) {
+            bytes = window; // windowIndexOfLf guarantees [position, lf] is in the window
+            from = position - windowStart;
+            to = lf - windowStart;
         } else {
             append(buffer, position, lf);
             bytes = scratch;
@@ -80,6 +93,43 @@ final class LineReader {
             to--;
         }
         return LINE;
+    }
+
+    /** Forgets the window: the caller may have changed the buffer's content since the last line. */
+    void invalidateWindow() {
+        windowBuffer = null;
+    }
+
+    // Searches buffer[position, searchTo) through the window, refilling it from `position` (the line's start) so that a
+    // found line is always contiguous in it.
+    private int windowIndexOfLf(ByteBuffer buffer, int position, int searchTo, int limit) {
+        if (windowBuffer != buffer || position < windowStart || position >= windowEnd) {
+            fillWindow(buffer, position, limit, WINDOW);
+        }
+        while (true) {
+            int end = Math.min(searchTo, windowEnd);
+            int lf = HttpChars.indexOfLf(window, position - windowStart, end - windowStart);
+            if (lf >= 0) {
+                return lf + windowStart;
+            }
+            if (end >= searchTo) {
+                return -1;
+            }
+            // The window ends before what the line may take: refill it from the line's start, larger if need be.
+            fillWindow(
+                    buffer, position, limit, Math.max(window.length, Math.min(2 * window.length, searchTo - position)));
+        }
+    }
+
+    private void fillWindow(ByteBuffer buffer, int start, int limit, int size) {
+        if (window == null || window.length < size) {
+            window = new byte[size];
+        }
+        int length = Math.min(limit - start, window.length);
+        buffer.get(start, window, 0, length);
+        windowBuffer = buffer;
+        windowStart = start;
+        windowEnd = start + length;
     }
 
     private void append(ByteBuffer buffer, int start, int end) {

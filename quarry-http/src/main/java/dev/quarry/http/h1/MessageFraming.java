@@ -78,8 +78,15 @@ final class MessageFraming {
                 }
             }
             case CONNECTION -> {
-                close |= field.containsToken("close");
-                keepAlive |= field.containsToken("keep-alive");
+                String value = field.value();
+                if (value.equalsIgnoreCase("keep-alive")) { // the common single tokens skip the list scan
+                    keepAlive = true;
+                } else if (value.equalsIgnoreCase("close")) {
+                    close = true;
+                } else {
+                    close |= field.containsToken("close");
+                    keepAlive |= field.containsToken("keep-alive");
+                }
             }
             // RFC 9110 §10.1.1: a server MUST ignore a 100-continue expectation in an HTTP/1.0 request.
             case EXPECT ->

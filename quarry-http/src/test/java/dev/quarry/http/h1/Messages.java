@@ -13,6 +13,20 @@ final class Messages {
         }
     }
 
+    /** About 6 KiB of fields, one value of 2.5 KiB: lines that straddle and exceed {@link LineReader#WINDOW}. */
+    static String largeHeaderSection() {
+        StringBuilder message = new StringBuilder("POST /big HTTP/1.1\r\nHost: h\r\n");
+        for (int i = 0; i < 50; i++) {
+            message.append("X-Field-")
+                    .append(i)
+                    .append(": value-")
+                    .append("v".repeat(i))
+                    .append("\r\n");
+        }
+        message.append("X-Long: ").append("L".repeat(2500)).append("\r\nContent-Length: 4\r\n\r\nbody");
+        return message.toString();
+    }
+
     static final List<Message> VALID = List.of(
             new Message("origin-form GET", "GET /index.html?q=1&r=%2F HTTP/1.1\r\nHost: example.com\r\n\r\n"),
             new Message(
@@ -60,5 +74,6 @@ final class Messages {
                     "upgrade h2c",
                     "GET / HTTP/1.1\r\nHost: h\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\n"
                             + "HTTP2-Settings: AAMAAABkAAQAoAAAAAIAAAAA\r\n\r\n"),
+            new Message("header section larger than the direct-buffer window", largeHeaderSection()),
             new Message("http2 preface", "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\u0000\u0000\u0000\u0004\u0000"));
 }

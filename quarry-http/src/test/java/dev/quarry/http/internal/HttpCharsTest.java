@@ -44,6 +44,27 @@ class HttpCharsTest {
     }
 
     @Test
+    void wordAtATimeFieldContentCheckMatchesTheByteClasses() {
+        Random random = new Random(11);
+        byte[] alphabet = {(byte) 9, (byte) 13, 0, (byte) 0x7F, (byte) 0x80, (byte) 0xFF, (byte) 0x20, (byte) 0x1F};
+        for (int round = 0; round < 20_000; round++) {
+            byte[] bytes = new byte[random.nextInt(40)];
+            for (int i = 0; i < bytes.length; i++) {
+                bytes[i] = random.nextInt(10) == 0
+                        ? alphabet[random.nextInt(alphabet.length)]
+                        : (byte) (0x20 + random.nextInt(0x5F));
+            }
+            int expected = -1;
+            for (int i = 0; i < bytes.length && expected < 0; i++) {
+                if (!HttpChars.isFieldContent(bytes[i])) {
+                    expected = i;
+                }
+            }
+            assertEquals(expected, HttpChars.indexOfInvalidFieldContent(bytes, 0, bytes.length));
+        }
+    }
+
+    @Test
     void byteClassesFollowTheGrammar() {
         for (char c : "!#$%&'*+-.^_`|~azAZ09".toCharArray()) {
             assertTrue(HttpChars.isTChar(c), "" + c);
