@@ -21,10 +21,11 @@ import java.util.Optional;
  * when it needs more bytes, or after an error. After {@code messageComplete} it parses nothing until {@link #reset()};
  * after {@link #atEOF()} the end of input is reported; after a bad message, EOF or {@link #close()} it stays closed.
  *
- * <p><b>Lines</b> ({@code LineReader}). Lines are found with a word-at-a-time search for LF (absolute reads on a
- * direct buffer, the backing array of a heap buffer), then parsed with tight loops over a byte array: the heap buffer's own array, or, for a direct
- * buffer or a line split across calls, a per-parser scratch array filled by one bulk copy. A partial line is kept in
- * that scratch array, bounded by the limit of its section, so a peer that never sends LF cannot make it grow.
+ * <p><b>Lines</b> ({@code LineReader}). Lines are found with a word-at-a-time search for LF and parsed with tight
+ * loops over a byte array: the backing array of a heap buffer, in place; for a direct buffer, a per-connection window
+ * filled by one bulk copy that serves the following lines of the same call; for a line split across calls, a scratch
+ * array. Both arrays are bounded by the limit of the line's section, so a peer that never sends LF cannot make them
+ * grow.
  *
  * <p><b>Strictness</b> (each leniency is a named {@link HttpCompliance.Violation}; the default allows none):
  * CRLF line endings (LF alone is {@code LF_LINE_TERMINATOR}; chunked framing and trailers always need CRLF) and no bare

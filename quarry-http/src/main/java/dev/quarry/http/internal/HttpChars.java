@@ -2,7 +2,6 @@ package dev.quarry.http.internal;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
@@ -132,30 +131,6 @@ public final class HttpChars {
     }
 
     /**
-     * Finds the first line feed in {@code buffer[from, to)} with absolute reads (no position update), 8 bytes per
-     * step; for direct buffers.
-     *
-     * @return its index, or -1
-     */
-    public static int indexOfLf(ByteBuffer buffer, int from, int to) {
-        int i = from;
-        boolean little = buffer.order() == ByteOrder.LITTLE_ENDIAN;
-        for (; i + 8 <= to; i += 8) {
-            long match = zeroBytes(buffer.getLong(i) ^ LF_WORD);
-            if (match != 0) {
-                int zeros = little ? Long.numberOfTrailingZeros(match) : Long.numberOfLeadingZeros(match);
-                return i + (zeros >>> 3);
-            }
-        }
-        for (; i < to; i++) {
-            if (buffer.get(i) == '\n') {
-                return i;
-            }
-        }
-        return -1;
-    }
-
-    /**
      * Finds the first byte that may not appear in a field value (a control character other than HTAB, or DEL), 8 bytes
      * per step: the common all-visible word costs two subtractions and a test.
      *
@@ -184,7 +159,7 @@ public final class HttpChars {
     }
 
     // The high bit of each byte of the result is set exactly where the byte of x is zero: no false positives, unlike
-    // the shorter (x - 0x01..) & ~x form, so that it works in both byte orders.
+    // the shorter (x - 0x01..) & ~x form, so that any set bit, not only the lowest, can be trusted.
     private static long zeroBytes(long x) {
         return ~(((x & LOW7) + LOW7) | x | LOW7);
     }

@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -35,11 +33,6 @@ class HttpCharsTest {
             int to = from + random.nextInt(bytes.length - from + 1);
             int expected = naive(bytes, from, to);
             assertEquals(expected, HttpChars.indexOfLf(bytes, from, to));
-            for (ByteOrder order : new ByteOrder[] {ByteOrder.BIG_ENDIAN, ByteOrder.LITTLE_ENDIAN}) {
-                ByteBuffer direct = ByteBuffer.allocateDirect(bytes.length).order(order);
-                direct.put(bytes);
-                assertEquals(expected, HttpChars.indexOfLf(direct, from, to), order.toString());
-            }
         }
     }
 
