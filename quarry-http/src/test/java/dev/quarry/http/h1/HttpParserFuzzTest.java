@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Feeds mutated valid messages, split at random points, and asserts the parser either parses them or reports a
+ * Feeds mutated valid messages (a fixed seed), split at random points, and asserts the parser either parses them or reports a
  * {@link dev.quarry.http.BadMessageException} with an error status: never another exception, never a loop without
  * progress, never content beyond what the message holds.
  */
@@ -52,18 +52,20 @@ class HttpParserFuzzTest {
     };
     private static final Set<Integer> STATUSES = Set.of(400, 413, 414, 431, 501, 505);
 
+    // A fixed seed and a fixed number of cases, so that every run checks the same inputs; the time cap only protects a
+    // badly overloaded machine and does not fail the test.
     @Test
     void mutatedMessagesParseOrFailCleanly() {
-        run(0x5EED_C0DEL, 1_500_000_000L, 20_000);
+        run(0x5EED_C0DEL, 5_000, 20_000_000_000L);
     }
 
     @Tag("stress")
     @Test
     void mutatedMessagesParseOrFailCleanlyLonger() {
-        run(42L, 60_000_000_000L, 2_000_000);
+        run(42L, 2_000_000, 300_000_000_000L);
     }
 
-    private static void run(long seed, long budgetNanos, int maxIterations) {
+    private static void run(long seed, int maxIterations, long capNanos) {
         Random random = new Random(seed);
         List<byte[]> corpus = new ArrayList<>();
         for (Messages.Message message : Messages.VALID) {
@@ -78,7 +80,7 @@ class HttpParserFuzzTest {
                     .maxChunkExtensionLength(32)
                     .build()
         };
-        long deadline = System.nanoTime() + budgetNanos;
+        long deadline = System.nanoTime() + capNanos;
         int iterations = 0;
         int accepted = 0;
         int rejected = 0;
@@ -109,7 +111,6 @@ class HttpParserFuzzTest {
             assertTrue(contentBytes <= mutated.length, "content cannot exceed the input");
             iterations++;
         }
-        assertTrue(iterations >= 1000, "ran " + iterations + " iterations");
         assertTrue(accepted > 0 && rejected > 0, "accepted=" + accepted + " rejected=" + rejected);
     }
 
