@@ -1,0 +1,35 @@
+-- wrk script of quarry-bench/scripts/plaintext.sh.
+--
+-- QUARRY_PIPELINE_DEPTH=N (N > 1) sends N requests in each write, as HTTP/1.1 pipelining allows; wrk then counts
+-- every response, and records one latency per batch (from the write to the last of its N responses).
+-- Without it, or with N = 1, wrk sends its usual single request and this script only adds the report.
+--
+-- done() prints one machine-readable line, so that the caller does not parse wrk's human units:
+--   QUARRY_WRK requests=.. duration_us=.. bytes=.. connect=.. read=.. write=.. status=.. timeout=.. p50_us=.. p99_us=.. max_us=..
+
+local depth = tonumber(os.getenv("QUARRY_PIPELINE_DEPTH") or "1") or 1
+
+if depth > 1 then
+    local batch
+
+    init = function(args)
+        local one = wrk.format()
+        local parts = {}
+        for i = 1, depth do
+            parts[i] = one
+        end
+        batch = table.concat(parts)
+    end
+
+    request = function()
+        return batch
+    end
+end
+
+done = function(summary, latency, requests)
+    local e = summary.errors
+    io.write(string.format(
+        "QUARRY_WRK requests=%d duration_us=%d bytes=%d connect=%d read=%d write=%d status=%d timeout=%d p50_us=%.0f p99_us=%.0f max_us=%.0f\n",
+        summary.requests, summary.duration, summary.bytes, e.connect, e.read, e.write, e.status, e.timeout,
+        latency:percentile(50), latency:percentile(99), latency.max))
+end
