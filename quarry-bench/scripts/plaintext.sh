@@ -38,7 +38,7 @@ qb_build_peers
 PERF=$(qb_perf_instructions_supported)
 
 qb_header "plaintext: wrk against GET /plaintext, HTTP/1.1"
-echo "wrk:      $(wrk -v 2>&1 | head -n1 | sed 's/ Copyright.*//'), -t$WRK_THREADS, ${DURATION}s measured per row after ${WARMUP}s warm-up (+${SHAPE_WARMUP}s per row)"
+echo "wrk:      $(wrk -v 2>&1 | head -n1 | sed 's/ Copyright.*//' || true), -t$WRK_THREADS, ${DURATION}s measured per row after ${WARMUP}s warm-up (+${SHAPE_WARMUP}s per row)"
 echo "cpu:      server user+sys CPU from /proc over each measured run; instructions: perf $([ "$PERF" = yes ] && echo "counts them" || echo "cannot count them on this machine (n/a)")"
 [ "$QB_QUICK" = 1 ] && echo "note:     QUARRY_BENCH_QUICK=1: a smoke run, not numbers to record"
 echo
@@ -151,7 +151,8 @@ for server in $SERVERS; do
     done
 done
 echo "* for information, not in the goals: the goals compare with Netty on its NIO transport (the JDK's, as Quarry's"
-echo "  and Jetty's); p99 of the pipelined row is per batch of 16; peak RSS is the process's VmHWM since its start."
+echo "  and Jetty's). p99: wrk's, corrected by wrk for coordinated omission; per batch of 16 in the pipelined row."
+echo "  peak RSS: the server's VmHWM since its start."
 for key in "${!ERR[@]}"; do
     if [ "${ERR[$key]}" -gt 0 ]; then
         echo "WARN $key had ${ERR[$key]} errors (socket errors + non-2xx)"

@@ -158,7 +158,14 @@ qb_build_peers() {
         return 0
     fi
     qb_log "building quarry-bench/peers (mvn -q package -DskipTests) ..."
-    (cd "$QB_ROOT" && mvn -q -B package -DskipTests -Dspotless.check.skip=true -pl quarry-bench/peers) >&2
+    local log="$QB_TMP/build.log"
+    if ! (cd "$QB_ROOT" && mvn -q -B package -DskipTests -Dspotless.check.skip=true -pl quarry-bench/peers) \
+        >"$log" 2>&1; then
+        # Maven's own JVM warns about sun.misc.Unsafe on recent JDKs: show only what matters.
+        sed -e 's/\x1b\[[0-9;]*m//g' "$log" | grep -v -e '^WARNING: ' -e '^$' >&2 || true
+        qb_log "error: the peers build failed"
+        exit 1
+    fi
 }
 
 # The number of cores the benchmark can pin to; warns when the server and the client must share one.
@@ -232,8 +239,13 @@ qb_start_server() {
     [ "$name" = quarry ] && ready_seconds=300
     if ! qb_wait_ready "$QB_SERVER_PID" "$port" "$ready_seconds"; then
         local why
-        why=$(grep -m1 -i -e 'error' -e 'exception' -e 'emerg' "$log" | sed 's/^error: //' | cut -c1-200 || true)
-        QB_SKIP_REASON="did not answer 200 on port $port${why:+: $why}"
+        why=$(grep -m1 -i -e 'error' -e 'exception' -e 'emerg' "$log" \
+            | sed -e 's/^error: //' -e 's/^could not start [^ ]* on [^ ]* idle-timeout=[0-9]*s: //' | cut -c1-160 || true)
+        if kill -0 "$QB_SERVER_PID" 2>/dev/null; then
+            QB_SKIP_REASON="did not answer 200 on port $port within ${ready_seconds}s${why:+: $why}"
+        else
+            QB_SKIP_REASON="exited${why:+: $why}"
+        fi
         qb_kill_pids "$QB_SERVER_PID"
         return 1
     fi

@@ -30,7 +30,8 @@ enum NettyTransport {
         IoHandlerFactory ioHandlerFactory() {
             if (!Epoll.isAvailable()) {
                 throw new IllegalStateException(
-                        "Netty's epoll transport is not available here: " + Epoll.unavailabilityCause(),
+                        "Netty's epoll transport is not available here ("
+                                + Epoll.unavailabilityCause().getMessage() + ")",
                         Epoll.unavailabilityCause());
             }
             return EpollIoHandler.newFactory();

@@ -39,11 +39,16 @@ public final class PeerMain {
         try {
             server = peer.start(options);
         } catch (Exception | LinkageError e) {
-            StringBuilder causes = new StringBuilder();
+            StringBuilder message = new StringBuilder("error: could not start ")
+                    .append(peer.id())
+                    .append(" on ")
+                    .append(options)
+                    .append(": ")
+                    .append(e.getMessage() != null ? e.getMessage() : e.toString());
             for (Throwable cause = e.getCause(); cause != null; cause = cause.getCause()) {
-                causes.append("\n  caused by: ").append(cause);
+                message.append("\n  caused by: ").append(cause);
             }
-            System.err.println("error: could not start " + peer.id() + " on " + options + ": " + e + causes);
+            System.err.println(message);
             System.exit(1);
             return;
         }
