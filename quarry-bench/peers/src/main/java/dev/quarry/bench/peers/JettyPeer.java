@@ -1,0 +1,105 @@
+package dev.quarry.bench.peers;
+
+import java.nio.ByteBuffer;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.PreEncodedHttpField;
+import org.eclipse.jetty.http2.server.HTTP2CServerConnectionFactory;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.Callback;
+
+/**
+ * Jetty 12 core with its default thread pool and connector sizing, HTTP/1.1 and h2c on one connector, and a
+ * non-blocking handler that writes a pre-encoded body with pre-encoded header fields.
+ *
+ * <p>Thread-safe: Jetty's {@link Server} does its own locking; {@link #close()} may be called from any thread.
+ */
+final class JettyPeer implements PeerServer {
+    private final Server server;
+    private final ServerConnector connector;
+
+    private JettyPeer(Server server, ServerConnector connector) {
+        this.server = server;
+        this.connector = connector;
+    }
+
+    static JettyPeer start(PeerOptions options, String serverName) throws Exception {
+        Server server = new Server();
+        HttpConfiguration config = new HttpConfiguration();
+        // The Server header is the handler's pre-encoded field; Jetty's own would add its version.
+        config.setSendServerVersion(false);
+        config.setSendDateHeader(true);
+        // HttpConnection recognises both the HTTP/2 preface and "Upgrade: h2c" when an h2c factory is present.
+        ServerConnector connector = new ServerConnector(
+                server, new HttpConnectionFactory(config), new HTTP2CServerConnectionFactory(config));
+        connector.setHost(options.host());
+        connector.setPort(options.port());
+        connector.setIdleTimeout(options.idleTimeout().toMillis());
+        server.addConnector(connector);
+        server.setHandler(new PlaintextHandler(serverName));
+        server.setStopTimeout(1000);
+        server.start();
+        return new JettyPeer(server, connector);
+    }
+
+    @Override
+    public int port() {
+        return connector.getLocalPort();
+    }
+
+    @Override
+    public String protocols() {
+        return "http/1.1, h2c (prior knowledge, upgrade)";
+    }
+
+    @Override
+    public void close() {
+        try {
+            server.stop();
+            server.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while stopping " + this, e);
+        } catch (Exception e) {
+            throw new IllegalStateException("could not stop " + this, e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "JettyPeer[" + server.getState() + " " + connector + "]";
+    }
+
+    /**
+     * Answers {@link Plaintext#PATH}; declines anything else, which Jetty turns into a 404. Non-blocking, so Jetty
+     * runs it on the thread that parsed the request. Stateless: thread-safe, allocates only the buffer view.
+     */
+    static final class PlaintextHandler extends Handler.Abstract.NonBlocking {
+        private static final PreEncodedHttpField CONTENT_TYPE =
+                new PreEncodedHttpField(HttpHeader.CONTENT_TYPE, Plaintext.CONTENT_TYPE);
+        private static final PreEncodedHttpField CONTENT_LENGTH =
+                new PreEncodedHttpField(HttpHeader.CONTENT_LENGTH, Integer.toString(Plaintext.bodyLength()));
+
+        private final PreEncodedHttpField server;
+        private final ByteBuffer body = Plaintext.bodyBuffer();
+
+        PlaintextHandler(String serverName) {
+            this.server = new PreEncodedHttpField(HttpHeader.SERVER, serverName);
+        }
+
+        @Override
+        public boolean handle(Request request, Response response, Callback callback) {
+            if (!Plaintext.PATH.equals(request.getHttpURI().getPath())) {
+                return false;
+            }
+            response.getHeaders().add(CONTENT_TYPE).add(server).add(CONTENT_LENGTH);
+            response.write(true, body.slice(), callback);
+            return true;
+        }
+    }
+}

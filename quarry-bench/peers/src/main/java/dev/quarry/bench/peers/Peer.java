@@ -1,0 +1,92 @@
+package dev.quarry.bench.peers;
+
+import java.util.Locale;
+
+/**
+ * The peer servers that Quarry is measured against, each serving {@link Plaintext} over HTTP/1.1 and, where the
+ * framework can, h2c on the same port.
+ *
+ * <p>Immutable; thread-safe.
+ */
+public enum Peer {
+    /** Jetty 12 core: a non-blocking handler, HTTP/1.1 and h2c (prior knowledge and upgrade). */
+    JETTY("jetty", "Jetty") {
+        @Override
+        public PeerServer start(PeerOptions options) throws Exception {
+            return JettyPeer.start(options, serverHeader());
+        }
+    },
+    /** Netty 4.2 on the JDK's NIO transport (the one the goals compare with, like Quarry's and Jetty's). */
+    NETTY("netty", "Netty") {
+        @Override
+        public PeerServer start(PeerOptions options) throws Exception {
+            return NettyPeer.start(options, NettyTransport.NIO, serverHeader());
+        }
+    },
+    /** Netty 4.2 on its native epoll transport: for information only, and only where the native library loads. */
+    NETTY_EPOLL("netty-epoll", "Netty") {
+        @Override
+        public PeerServer start(PeerOptions options) throws Exception {
+            return NettyPeer.start(options, NettyTransport.EPOLL, serverHeader());
+        }
+    },
+    /** Undertow 2.3: the handler runs in the I/O thread; h2c by upgrade and prior knowledge. */
+    UNDERTOW("undertow", "Undertow") {
+        @Override
+        public PeerServer start(PeerOptions options) throws Exception {
+            return UndertowPeer.start(options, serverHeader());
+        }
+    },
+    /** Helidon 4 SE: a routing on virtual threads; h2c through the HTTP/2 module. */
+    HELIDON("helidon", "Helidon") {
+        @Override
+        public PeerServer start(PeerOptions options) throws Exception {
+            return HelidonPeer.start(options, serverHeader());
+        }
+    };
+
+    private final String id;
+    private final String serverHeader;
+
+    Peer(String id, String serverHeader) {
+        this.id = id;
+        this.serverHeader = serverHeader;
+    }
+
+    /** @return the name on the command line, e.g. {@code netty-epoll} */
+    public String id() {
+        return id;
+    }
+
+    /** @return the value of the {@code Server} header the peer sends */
+    public String serverHeader() {
+        return serverHeader;
+    }
+
+    /**
+     * Starts the peer and returns once it accepts connections.
+     *
+     * @param options where to listen
+     * @return the running server
+     * @throws Exception whatever the framework throws when it cannot start
+     */
+    public abstract PeerServer start(PeerOptions options) throws Exception;
+
+    /**
+     * @param id a name as printed by {@link #id()}
+     * @return the peer of that name
+     * @throws IllegalArgumentException naming the unknown peer and the known ones
+     */
+    public static Peer of(String id) {
+        for (Peer peer : values()) {
+            if (peer.id.equals(id.toLowerCase(Locale.ROOT))) {
+                return peer;
+            }
+        }
+        StringBuilder known = new StringBuilder();
+        for (Peer peer : values()) {
+            known.append(known.isEmpty() ? "" : "|").append(peer.id);
+        }
+        throw new IllegalArgumentException("unknown peer '" + id + "' (expected " + known + ")");
+    }
+}
