@@ -220,6 +220,18 @@ public final class ServerConnector implements LifeCycle, Dumpable {
         for (Thread acceptor : acceptors) {
             acceptor.interrupt();
         }
+        // The JDK completes the close of a listening socket only when the thread blocked in accept() returns: wait
+        // for the acceptors, so that once this method returns new connection attempts are really refused.
+        for (Thread acceptor : acceptors) {
+            if (acceptor != Thread.currentThread()) {
+                try {
+                    acceptor.join(TimeUnit.SECONDS.toMillis(5));
+                } catch (InterruptedException x) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+        }
         config.unixSocket().ifPresent(path -> {
             try {
                 Files.deleteIfExists(path);
@@ -280,9 +292,6 @@ public final class ServerConnector implements LifeCycle, Dumpable {
             return;
         }
         shutdown(Duration.ZERO);
-        for (Thread acceptor : acceptors) {
-            acceptor.join(TimeUnit.SECONDS.toMillis(5));
-        }
         acceptors.clear();
         selectors.stop();
         running = false;

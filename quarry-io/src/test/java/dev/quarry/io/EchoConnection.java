@@ -33,17 +33,32 @@ final class EchoConnection extends AbstractConnection {
         return InvocationType.NON_BLOCKING;
     }
 
+    private final AtomicBoolean opened = new AtomicBoolean();
+    private final AtomicBoolean reading = new AtomicBoolean();
+
     @Override
     public void onOpen() {
+        opened.set(true);
         if (!paused.get()) {
-            fillInterested();
+            startReading();
         }
     }
 
-    /** Starts reading again after {@link #paused} was set before open. */
+    /**
+     * Starts reading after {@link #paused} was set before open. The test may call this before the selector opened the
+     * connection: whichever of the two comes second starts reading, once.
+     */
     void resume() {
         paused.set(false);
-        fillInterested();
+        if (opened.get()) {
+            startReading();
+        }
+    }
+
+    private void startReading() {
+        if (reading.compareAndSet(false, true)) {
+            fillInterested();
+        }
     }
 
     @Override
@@ -77,8 +92,20 @@ final class EchoConnection extends AbstractConnection {
         endPoint().close(x);
     }
 
+    volatile Throwable closeCause;
+
     @Override
     public void onClose(Throwable cause) {
+        closeCause = cause != null ? cause : new Exception("orderly close, from here");
         closed.countDown();
+    }
+
+    @Override
+    public String toString() {
+        java.io.StringWriter trace = new java.io.StringWriter();
+        if (closeCause != null) {
+            closeCause.printStackTrace(new java.io.PrintWriter(trace));
+        }
+        return super.toString() + " closed by: " + trace;
     }
 }

@@ -188,7 +188,13 @@ class ServerConnectorTest {
             ByteBuffer in = ByteBuffer.allocate(64 * 1024);
             while (received < written) {
                 in.clear();
-                received += client.read(in);
+                int n = client.read(in);
+                if (n < 0) {
+                    connection.closed.await(5, TimeUnit.SECONDS);
+                    throw new AssertionError(
+                            "server closed after echoing " + received + " of " + written + ": " + connection);
+                }
+                received += n;
             }
             assertEquals(written, received);
         }
