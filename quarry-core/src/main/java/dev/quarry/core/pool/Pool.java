@@ -129,45 +129,71 @@ public final class Pool<T> implements Dumpable {
     }
 
     /**
-     * Acquires an available entry: open, below {@link #maxMultiplex()} holders and below its usage limit. The thread's
-     * cached entries are tried first when the cache is on, then the array in the order of the {@link PoolStrategy}.
+     * Acquires an available entry: open, below {@link #maxMultiplex()} holders and below its usage limit. When the
+     * cache is on, the entries this thread last acquired are tried first; then the array in the order of the
+     * {@link PoolStrategy}.
      *
      * <p>Returns null rather than an {@code Optional}: this is the measured hot path, and it allocates nothing.
+     *
+     * <p>Each entry is looked at once, without a lock: under concurrency an entry released after the scan passed it is
+     * not seen, so null means "nothing was available where and when this acquire looked", and a caller that can wait
+     * may simply retry.
      *
      * @return the acquired entry, or null if no entry is available (all busy or reserved, none at all, or the pool is
      *     closed); a caller that may create objects then calls {@link #reserve()}, or uses {@link #acquire(Function)}
      */
     public Entry<T> acquire() {
         Entry<T>[] array = entries;
-        int length = array.length;
         int multiplex = maxMultiplex;
         int limit = usageLimit;
         if (cache != null) {
-            ThreadCache.Slot slot = cache.slot();
-            for (int k = 0, count = slot.count(); k < count; k++) {
-                int position = slot.position(k);
-                if (position < length) {
-                    Entry<T> entry = array[position];
-                    if (entry.tryAcquire(multiplex, limit)) {
-                        return entry;
-                    }
+            return acquireCached(array, multiplex, limit);
+        }
+        int index = acquireIndex(array, multiplex, limit);
+        return index < 0 ? null : array[index];
+    }
+
+    private Entry<T> acquireCached(Entry<T>[] array, int multiplex, int limit) {
+        ThreadCache.Slot slot = cache.slot();
+        int[] positions = slot.positions;
+        for (int k = 0, count = slot.count; k < count; k++) {
+            int position = positions[k];
+            if (position < array.length) {
+                Entry<T> entry = array[position];
+                if (entry.tryAcquire(multiplex, limit)) {
+                    return entry;
                 }
             }
         }
-        if (length == 0) {
+        int index = acquireIndex(array, multiplex, limit);
+        if (index < 0) {
             return null;
+        }
+        slot.remember(index);
+        return array[index];
+    }
+
+    /**
+     * Visits every entry once, from the strategy's start index, and acquires the first available one.
+     *
+     * @return the index of the acquired entry, or -1 (an index rather than the entry, so that the cache can remember
+     *     the position without another lookup)
+     */
+    private int acquireIndex(Entry<T>[] array, int multiplex, int limit) {
+        int length = array.length;
+        if (length == 0) {
+            return -1;
         }
         int index = strategy == PoolStrategy.FIRST ? 0 : startIndex(length);
         for (int visited = 0; visited < length; visited++) {
-            Entry<T> entry = array[index];
-            if (entry.tryAcquire(multiplex, limit)) {
-                return entry;
+            if (array[index].tryAcquire(multiplex, limit)) {
+                return index;
             }
             if (++index == length) {
                 index = 0;
             }
         }
-        return null;
+        return -1;
     }
 
     /**
@@ -225,13 +251,6 @@ public final class Pool<T> implements Dumpable {
             case THREAD_ID -> ((int) Thread.currentThread().threadId() & Integer.MAX_VALUE) % length;
             case ROUND_ROBIN -> roundRobin.next(length);
         };
-    }
-
-    /** Called by a successful release: the next acquire of this thread tries this entry first. */
-    private void released(Entry<T> entry) {
-        if (cache != null) {
-            cache.slot().remember(entry.index);
-        }
     }
 
     /** Called once per entry, by the transition that closed it: takes it out of the array. */
@@ -407,10 +426,7 @@ public final class Pool<T> implements Dumpable {
         private final Pool<T> pool;
         /** Written by {@link #enable} before the state CAS that publishes it; read after the acquiring CAS. */
         private T pooled;
-        /**
-         * The entry's position in the pool's array, rewritten under the pool's lock when the array changes. Read
-         * without the lock by {@link Pool#released} as a cache hint, where a stale value only costs a cache miss.
-         */
+        /** The entry's position in the pool's array, so that removing it needs no search; guarded by the lock. */
         private int index;
 
         private Entry(Pool<T> pool, int index) {
@@ -461,12 +477,7 @@ public final class Pool<T> implements Dumpable {
          * @throws IllegalStateException if the entry is not in use (released twice, or never acquired)
          */
         public boolean release() {
-            Pool<T> pool = this.pool;
-            if (tryRelease(pool.usageLimit)) {
-                pool.released(this);
-                return true;
-            }
-            return false;
+            return tryRelease(pool.usageLimit);
         }
 
         /**
@@ -600,7 +611,7 @@ public final class Pool<T> implements Dumpable {
         }
 
         /**
-         * @param cacheSize how many recently released entries each thread remembers and tries first on its next
+         * @param cacheSize how many recently acquired entries each thread remembers and tries first on its next
          *     acquire; 0 (the default) turns the cache off. It pays when threads are long-lived platform threads, about
          *     as many as the entries; with virtual threads it rarely hits
          * @return this builder

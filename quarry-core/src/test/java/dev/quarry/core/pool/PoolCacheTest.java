@@ -11,18 +11,17 @@ import org.junit.jupiter.api.Test;
 
 class PoolCacheTest {
 
-    /** Acquires entries 0..2 (FIRST strategy), then releases them in the given order. */
-    private static void acquireThreeAndRelease(Pool<Pooled> pool, int... releaseOrder) {
-        List<Pool.Entry<Pooled>> held = Pools.acquire(pool, 3);
-        for (int id : releaseOrder) {
-            assertTrue(held.get(id).release());
+    /** Acquires entries 0..2 by iteration (FIRST strategy), so that the last one acquired is entry 2; releases all. */
+    private static void acquireThreeAndReleaseAll(Pool<Pooled> pool) {
+        for (Pool.Entry<Pooled> entry : Pools.acquire(pool, 3)) {
+            assertTrue(entry.release());
         }
     }
 
     @Test
-    void aThreadGetsTheEntryItLastReleasedBeforeIteration() {
+    void aThreadGetsTheEntryItLastAcquiredBeforeIterating() {
         Pool<Pooled> pool = Pools.filled(Pool.<Pooled>builder(3).cacheSize(1), 3);
-        acquireThreeAndRelease(pool, 0, 1, 2);
+        acquireThreeAndReleaseAll(pool);
 
         Pool.Entry<Pooled> entry = pool.acquire();
 
@@ -33,40 +32,52 @@ class PoolCacheTest {
     @Test
     void withoutTheCacheTheSameSequenceGetsTheFirstEntry() {
         Pool<Pooled> pool = Pools.filled(Pool.<Pooled>builder(3), 3);
-        acquireThreeAndRelease(pool, 0, 1, 2);
+        acquireThreeAndReleaseAll(pool);
 
         assertEquals(0, pool.acquire().pooled().id);
         assertEquals(0, pool.cacheSize());
     }
 
     @Test
-    void aBusyCachedEntryFallsBackToIteration() {
+    void aCacheHitKeepsServingTheSameEntry() {
         Pool<Pooled> pool = Pools.filled(Pool.<Pooled>builder(3).cacheSize(1), 3);
-        acquireThreeAndRelease(pool, 0, 1, 2);
+        acquireThreeAndReleaseAll(pool);
+
+        for (int i = 0; i < 10; i++) {
+            Pool.Entry<Pooled> entry = pool.acquire();
+            assertEquals(2, entry.pooled().id);
+            entry.release();
+        }
+    }
+
+    @Test
+    void aBusyCachedEntryFallsBackToIterationAndIsReplacedInTheCache() {
+        Pool<Pooled> pool = Pools.filled(Pool.<Pooled>builder(3).cacheSize(1), 3);
+        acquireThreeAndReleaseAll(pool);
         Pool.Entry<Pooled> cached = pool.acquire(); // entry 2, from the cache
 
-        Pool.Entry<Pooled> next = pool.acquire();
+        Pool.Entry<Pooled> next = pool.acquire(); // entry 2 is busy: iteration finds entry 0
+        cached.release();
+        next.release();
 
         assertEquals(2, cached.pooled().id);
         assertEquals(0, next.pooled().id);
+        assertEquals(0, pool.acquire().pooled().id, "the cache now remembers entry 0");
     }
 
     @Test
-    void aLargerCacheTriesTheMostRecentlyReleasedEntriesFirst() {
+    void aLargerCacheTriesTheMostRecentlyAcquiredEntriesFirst() {
         Pool<Pooled> pool = Pools.filled(Pool.<Pooled>builder(4).cacheSize(2), 4);
-        Pools.acquire(pool, 1); // entry 0 stays busy
-        List<Pool.Entry<Pooled>> held = Pools.acquire(pool, 3);
-        held.get(0).release(); // entry 1
-        held.get(2).release(); // entry 3
-        held.get(1).release(); // entry 2: the cache keeps 2 and 3, entry 1 fell out
+        List<Pool.Entry<Pooled>> all = Pools.acquire(pool, 4); // the cache keeps 3 and 2; 1 and 0 fell out
+        all.forEach(Pool.Entry::release);
 
-        assertEquals(List.of(2, 3, 1), Pools.ids(Pools.acquire(pool, 3)));
+        assertEquals(List.of(3, 2, 0), Pools.ids(Pools.acquire(pool, 3)));
     }
 
     @Test
-    void theCacheBelongsToTheThreadThatReleased() throws Exception {
+    void theCacheBelongsToTheThreadThatAcquired() throws Exception {
         Pool<Pooled> pool = Pools.filled(Pool.<Pooled>builder(3).cacheSize(1), 3);
-        acquireThreeAndRelease(pool, 0, 1, 2);
+        acquireThreeAndReleaseAll(pool);
 
         CompletableFuture<Integer> other = new CompletableFuture<>();
         Thread thread = new Thread(() -> {
@@ -83,7 +94,7 @@ class PoolCacheTest {
     @Test
     void aRemovedCachedEntryIsSkipped() {
         Pool<Pooled> pool = Pools.filled(Pool.<Pooled>builder(3).cacheSize(1), 3);
-        acquireThreeAndRelease(pool, 0, 1, 2);
+        acquireThreeAndReleaseAll(pool);
         Pool.Entry<Pooled> cached = pool.entries().get(2);
         assertTrue(cached.removeIfIdle());
 
@@ -96,12 +107,25 @@ class PoolCacheTest {
     @Test
     void aCachedPositionThatShiftedStillYieldsAnIdleEntry() {
         Pool<Pooled> pool = Pools.filled(Pool.<Pooled>builder(3).cacheSize(1), 3);
-        acquireThreeAndRelease(pool, 0, 2, 1); // cache: position 1
+        List<Pool.Entry<Pooled>> held = Pools.acquire(pool, 2); // cache: position 1
+        held.forEach(Pool.Entry::release);
         assertTrue(pool.entries().get(0).removeIfIdle()); // entry 2 moves to position 1
 
         Pool.Entry<Pooled> entry = pool.acquire();
 
         assertSame(pool.entries().get(1), entry);
         assertEquals(2, entry.pooled().id);
+    }
+
+    @Test
+    void slotKeepsTheMostRecentPositionsFirstWithoutDuplicates() {
+        ThreadCache.Slot slot = new ThreadCache.Slot(3);
+        slot.remember(4);
+        slot.remember(7);
+        slot.remember(4);
+        assertEquals("Slot[4,7]", slot.toString());
+        slot.remember(1);
+        slot.remember(9);
+        assertEquals("Slot[9,1,4]", slot.toString());
     }
 }
