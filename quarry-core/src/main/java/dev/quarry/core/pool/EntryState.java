@@ -88,6 +88,32 @@ abstract class EntryState extends EntryLeftPadding {
         }
     }
 
+    /** {@link #tryAcquireOnce} took the entry. */
+    static final int ACQUIRED = 1;
+    /** {@link #tryAcquireOnce} found the entry closed, reserved, full or worn out. */
+    static final int UNAVAILABLE = 0;
+    /** {@link #tryAcquireOnce} lost a race: another thread changed the word, and the entry may still have room. */
+    static final int CONTENDED = -1;
+
+    /**
+     * Tries once to acquire the entry, without retrying a lost race: the seed's scan moves on to the next entry rather
+     * than fight for this one, which spreads the load when many threads want the same early entry.
+     *
+     * @return {@link #ACQUIRED}, {@link #UNAVAILABLE} or {@link #CONTENDED}
+     */
+    final int tryAcquireOnce(int maxMultiplex, int usageLimit) {
+        long word = state;
+        if (word < 0 || (int) word >= maxMultiplex) {
+            return UNAVAILABLE;
+        }
+        int usage = (int) (word >>> 32);
+        if (usage >= usageLimit) {
+            return UNAVAILABLE;
+        }
+        long next = usage < MAX_USAGE ? word + ONE_USE + 1 : word + 1;
+        return STATE.compareAndSet(this, word, next) ? ACQUIRED : CONTENDED;
+    }
+
     /**
      * Ends one hold of an open entry that may be used again.
      *

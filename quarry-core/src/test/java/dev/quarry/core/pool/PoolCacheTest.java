@@ -117,6 +117,36 @@ class PoolCacheTest {
         assertEquals(2, entry.pooled().id);
     }
 
+    /** Acquires from a new thread and returns the id of what it got, leaving the entry held. */
+    private static int acquireOnAnotherThread(Pool<Pooled> pool) throws Exception {
+        CompletableFuture<Integer> id = new CompletableFuture<>();
+        Thread thread = new Thread(() -> id.complete(pool.acquire().pooled().id));
+        thread.start();
+        return id.get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aCacheMissInAMultiplexedPoolPrefersAnIdleEntryToASharedOne() throws Exception {
+        Pool<Pooled> cached =
+                Pools.filled(Pool.<Pooled>builder(3).maxMultiplex(3).cacheSize(1), 3);
+        Pool<Pooled> uncached = Pools.filled(Pool.<Pooled>builder(3).maxMultiplex(3), 3);
+        cached.acquire();
+        uncached.acquire();
+
+        assertEquals(1, acquireOnAnotherThread(cached), "with the cache: an entry of its own");
+        assertEquals(0, acquireOnAnotherThread(uncached), "without: FIRST fills entry 0 first");
+    }
+
+    @Test
+    void aCacheMissInAMultiplexedPoolSharesAnEntryWhenNoneIsIdle() throws Exception {
+        Pool<Pooled> pool = Pools.filled(Pool.<Pooled>builder(2).maxMultiplex(2).cacheSize(1), 2);
+        assertEquals(0, acquireOnAnotherThread(pool));
+        assertEquals(1, acquireOnAnotherThread(pool));
+
+        assertEquals(0, acquireOnAnotherThread(pool));
+        assertEquals(2, pool.entries().get(0).multiplexCount());
+    }
+
     @Test
     void slotKeepsTheMostRecentPositionsFirstWithoutDuplicates() {
         ThreadCache.Slot slot = new ThreadCache.Slot(3);
