@@ -79,7 +79,7 @@ public final class Pool<T> implements Dumpable {
     /** Written under {@link #lock}. */
     private volatile boolean closed;
 
-    private Pool(Builder<T> builder) {
+    Pool(PoolBuilder<T> builder) {
         this.maxEntries = builder.maxEntries;
         this.maxMultiplex = builder.maxMultiplex;
         this.maxUsage = builder.maxUsage;
@@ -99,8 +99,8 @@ public final class Pool<T> implements Dumpable {
      *     {@link PoolStrategy#FIRST}, no thread-local cache
      * @throws IllegalArgumentException if {@code maxEntries < 1}
      */
-    public static <T> Builder<T> builder(int maxEntries) {
-        return new Builder<>(maxEntries);
+    public static <T> PoolBuilder<T> builder(int maxEntries) {
+        return new PoolBuilder<>(maxEntries);
     }
 
     /**
@@ -359,7 +359,7 @@ public final class Pool<T> implements Dumpable {
      * @throws IllegalArgumentException if {@code maxMultiplex < 1}
      */
     public void maxMultiplex(int maxMultiplex) {
-        this.maxMultiplex = Builder.checkMaxMultiplex(maxMultiplex);
+        this.maxMultiplex = PoolBuilder.checkMaxMultiplex(maxMultiplex);
     }
 
     /** @return how many times an entry may be acquired before it must be closed; 0 for unlimited */
@@ -582,93 +582,6 @@ public final class Pool<T> implements Dumpable {
         @Override
         public String toString() {
             return "Entry@" + Integer.toHexString(hashCode()) + "{" + describe(word()) + ",pooled=" + pooled + "}";
-        }
-    }
-
-    /**
-     * The configuration of a {@link Pool}. Not thread-safe; {@link #build()} may be called more than once.
-     *
-     * @param <T> the type of the pooled objects
-     */
-    public static final class Builder<T> {
-        private final int maxEntries;
-        private int maxMultiplex = 1;
-        private int maxUsage;
-        private PoolStrategy strategy = PoolStrategy.FIRST;
-        private int cacheSize;
-
-        private Builder(int maxEntries) {
-            if (maxEntries < 1) {
-                throw new IllegalArgumentException("maxEntries must be at least 1: " + maxEntries);
-            }
-            this.maxEntries = maxEntries;
-        }
-
-        /**
-         * @param maxMultiplex how many holders an entry may have at once, at least 1 (default 1); changeable later
-         *     with {@link Pool#maxMultiplex(int)}
-         * @return this builder
-         */
-        public Builder<T> maxMultiplex(int maxMultiplex) {
-            this.maxMultiplex = checkMaxMultiplex(maxMultiplex);
-            return this;
-        }
-
-        /**
-         * @param maxUsage how many times an entry may be acquired before it must be closed; 0 (the default) for
-         *     unlimited, at most 2^30 - 1
-         * @return this builder
-         */
-        public Builder<T> maxUsage(int maxUsage) {
-            if (maxUsage < 0 || maxUsage > EntryState.MAX_USAGE) {
-                throw new IllegalArgumentException(
-                        "maxUsage must be 0 (unlimited) or in [1, " + EntryState.MAX_USAGE + "]: " + maxUsage);
-            }
-            this.maxUsage = maxUsage;
-            return this;
-        }
-
-        /**
-         * @param strategy where acquires start looking (default {@link PoolStrategy#FIRST})
-         * @return this builder
-         */
-        public Builder<T> strategy(PoolStrategy strategy) {
-            this.strategy = Objects.requireNonNull(strategy, "strategy");
-            return this;
-        }
-
-        /**
-         * @param cacheSize how many recently acquired entries each thread remembers and tries first on its next
-         *     acquire; 0 (the default) turns the cache off. With the cache on, an acquire that misses it prefers an
-         *     idle entry to a shared one, so that each thread sticks to an entry of its own: affinity over maximal
-         *     reuse. It pays when threads are long-lived platform threads, about
-         *     as many as the entries; with virtual threads it rarely hits
-         * @return this builder
-         */
-        public Builder<T> cacheSize(int cacheSize) {
-            if (cacheSize < 0) {
-                throw new IllegalArgumentException("cacheSize must be 0 (off) or positive: " + cacheSize);
-            }
-            this.cacheSize = cacheSize;
-            return this;
-        }
-
-        /** @return a new, empty pool with this configuration */
-        public Pool<T> build() {
-            return new Pool<>(this);
-        }
-
-        private static int checkMaxMultiplex(int maxMultiplex) {
-            if (maxMultiplex < 1) {
-                throw new IllegalArgumentException("maxMultiplex must be at least 1: " + maxMultiplex);
-            }
-            return maxMultiplex;
-        }
-
-        @Override
-        public String toString() {
-            return "Pool.Builder{maxEntries=" + maxEntries + ",maxMultiplex=" + maxMultiplex + ",maxUsage=" + maxUsage
-                    + ",strategy=" + strategy + ",cacheSize=" + cacheSize + "}";
         }
     }
 }

@@ -19,7 +19,7 @@ final class Pools {
     }
 
     /** A pool of {@code entries} idle entries with the builder's other settings. */
-    static Pool<Pooled> filled(Pool.Builder<Pooled> builder, int entries) {
+    static Pool<Pooled> filled(PoolBuilder<Pooled> builder, int entries) {
         return fill(builder.build(), entries);
     }
 
