@@ -21,9 +21,15 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * and threads are preempted while they hold an entry or the lock, as server threads are); 2 threads would only measure
  * two cores taking turns. More threads than entries would measure retries rather than the pool.
  *
- * <p><b>Schedule.</b> One fork per row, 3 warm-up iterations of 1 s and 5 measured iterations of 2 s: 15 rows of about
- * 14 s, under 4 minutes. The rows that a goal compares run in the same JMH run, so their ratio is informative even on a
- * noisy machine.
+ * <p><b>Schedule.</b> Two forks per row, each with 2 warm-up and 4 measured iterations of 1 s: 16 rows of about 15 s,
+ * about 4 minutes. Two short forks rather than one long one because on a virtual machine the cost of moving a cache
+ * line between the two cores changes by 2-3x from one stretch of seconds to the next (the lock-free rows swing with it,
+ * the lock+deque row, which serialises, does not), and the rows of a goal run one after the other.
+ *
+ * <p><b>Reading the goals.</b> The {@code baseline} row (the work alone) bounds every ratio: no pool can beat it, so
+ * {@code vs-locked-deque} cannot exceed {@code baseline / lockedDeque}. On 2 cores the contended lock serialises the
+ * threads onto about one core's worth of work, a bit more than a third of the baseline, which puts that bound just
+ * under 3.
  */
 public final class PoolSuite implements Suite {
     static final List<String> TYPES =
@@ -42,11 +48,11 @@ public final class PoolSuite implements Suite {
                 .threads(PoolBenchmark.ENTRIES)
                 .param("type", TYPES.toArray(String[]::new));
         if (!quick) {
-            options.forks(1)
-                    .warmupIterations(3)
+            options.forks(2)
+                    .warmupIterations(2)
                     .warmupTime(TimeValue.seconds(1))
-                    .measurementIterations(5)
-                    .measurementTime(TimeValue.seconds(2));
+                    .measurementIterations(4)
+                    .measurementTime(TimeValue.seconds(1));
         }
     }
 
