@@ -12,7 +12,7 @@ module dev.quarry.core {
     exports dev.quarry.core.strategy;
     exports dev.quarry.core.thread;
     exports dev.quarry.core.timer;
-    // exports dev.quarry.core.pool; (uncomment when the package has its first type)
+    exports dev.quarry.core.pool;
     exports dev.quarry.core.buffer;
 // dev.quarry.core.internal is exported (qualified) to the upper modules as they are added.
 }
