@@ -1,0 +1,138 @@
+package dev.quarry.server;
+
+import dev.quarry.http.HttpFields;
+import dev.quarry.http.HttpVersion;
+import java.io.InputStream;
+import java.net.SocketAddress;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A request that delegates everything to another one: extend it to change what a handler further down sees (the
+ * router uses it to add path parameters).
+ */
+public class RequestWrapper implements Request {
+    private final Request wrapped;
+
+    /** @param wrapped the request to delegate to */
+    public RequestWrapper(Request wrapped) {
+        this.wrapped = Objects.requireNonNull(wrapped, "wrapped");
+    }
+
+    /** @return the wrapped request */
+    public Request wrapped() {
+        return wrapped;
+    }
+
+    @Override
+    public String method() {
+        return wrapped.method();
+    }
+
+    @Override
+    public String target() {
+        return wrapped.target();
+    }
+
+    @Override
+    public String path() {
+        return wrapped.path();
+    }
+
+    @Override
+    public Optional<String> query() {
+        return wrapped.query();
+    }
+
+    @Override
+    public Map<String, List<String>> queryParameters() {
+        return wrapped.queryParameters();
+    }
+
+    @Override
+    public String pathParam(String name) {
+        return wrapped.pathParam(name);
+    }
+
+    @Override
+    public Map<String, String> pathParams() {
+        return wrapped.pathParams();
+    }
+
+    @Override
+    public HttpFields headers() {
+        return wrapped.headers();
+    }
+
+    @Override
+    public HttpVersion version() {
+        return wrapped.version();
+    }
+
+    @Override
+    public String scheme() {
+        return wrapped.scheme();
+    }
+
+    @Override
+    public String authority() {
+        return wrapped.authority();
+    }
+
+    @Override
+    public SocketAddress remoteAddress() {
+        return wrapped.remoteAddress();
+    }
+
+    @Override
+    public SocketAddress localAddress() {
+        return wrapped.localAddress();
+    }
+
+    @Override
+    public long contentLength() {
+        return wrapped.contentLength();
+    }
+
+    @Override
+    public long beginNanos() {
+        return wrapped.beginNanos();
+    }
+
+    @Override
+    public Content.Chunk read() {
+        return wrapped.read();
+    }
+
+    @Override
+    public void demand(Runnable onContentAvailable) {
+        wrapped.demand(onContentAvailable);
+    }
+
+    @Override
+    public InputStream inputStream() {
+        return wrapped.inputStream();
+    }
+
+    @Override
+    public Optional<Object> attribute(String name) {
+        return wrapped.attribute(name);
+    }
+
+    @Override
+    public void attribute(String name, Object value) {
+        wrapped.attribute(name, value);
+    }
+
+    @Override
+    public String connectionId() {
+        return wrapped.connectionId();
+    }
+
+    @Override
+    public String toString() {
+        return wrapped.toString();
+    }
+}

@@ -1,0 +1,281 @@
+package dev.quarry.server;
+
+import dev.quarry.core.buffer.ByteBufferPool;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Configures a {@link Server} in code. Every setting has a default that a demanding user would pick; the effective
+ * values are shown by {@link Server#toString()}.
+ */
+public final class ServerBuilder {
+    final List<ListenSpec> listeners = new ArrayList<>();
+    AsyncHandler handler;
+    Router router;
+    boolean virtualThreads = true;
+    int minThreads = 2;
+    int maxThreads = Math.max(16, Runtime.getRuntime().availableProcessors() * 8);
+    int reservedThreads = -1;
+    int selectors = Math.max(1, Runtime.getRuntime().availableProcessors() / 4);
+    int acceptors = 1;
+    int maxConcurrentRequests = 4096;
+    int maxQueuedRequests = 16384;
+    int maxConnections = 0;
+    int acceptQueueSize = 1024;
+    Duration idleTimeout = Duration.ofSeconds(30);
+    Duration shutdownTimeout = Duration.ofSeconds(10);
+    HttpConfig httpConfig = HttpConfig.DEFAULT;
+    boolean h2c = true;
+    ByteBufferPool buffers;
+    String name = "quarry";
+
+    ServerBuilder() {}
+
+    /**
+     * Listens on a TCP port on all interfaces, for HTTP/1.1 and h2c.
+     *
+     * @param port the port; 0 picks a free one (see {@link Server#port()})
+     * @return this
+     */
+    public ServerBuilder http(int port) {
+        listeners.add(new ListenSpec(Optional.empty(), port, Optional.empty()));
+        return this;
+    }
+
+    /**
+     * Listens on a TCP host and port, for HTTP/1.1 and h2c.
+     *
+     * @param host a host name or address, e.g. {@code 127.0.0.1} or {@code ::1}
+     * @param port the port; 0 picks a free one
+     * @return this
+     */
+    public ServerBuilder http(String host, int port) {
+        listeners.add(new ListenSpec(Optional.of(host), port, Optional.empty()));
+        return this;
+    }
+
+    /**
+     * Listens on a Unix-domain socket, for HTTP/1.1 and h2c.
+     *
+     * @param path the socket file; a stale one is replaced
+     * @return this
+     */
+    public ServerBuilder unix(Path path) {
+        listeners.add(new ListenSpec(Optional.empty(), 0, Optional.of(path)));
+        return this;
+    }
+
+    /**
+     * Sets the root handler (blocking shape).
+     *
+     * @param handler runs for every request not matched by a route
+     * @return this
+     */
+    public ServerBuilder handler(Handler handler) {
+        return handler(Handlers.blocking(handler));
+    }
+
+    /**
+     * Sets the root handler (asynchronous shape).
+     *
+     * @param handler runs for every request not matched by a route
+     * @return this
+     */
+    public ServerBuilder handler(AsyncHandler handler) {
+        this.handler = Objects.requireNonNull(handler, "handler");
+        return this;
+    }
+
+    /**
+     * Adds a blocking route, e.g. {@code "GET /hello/{name}"}; see {@link Router}.
+     *
+     * @param spec the route
+     * @param handler runs on a virtual thread
+     * @return this
+     */
+    public ServerBuilder route(String spec, Handler handler) {
+        router().route(spec, handler);
+        return this;
+    }
+
+    /**
+     * Adds an asynchronous route; see {@link Router}.
+     *
+     * @param spec the route
+     * @param handler runs as its invocation type says
+     * @return this
+     */
+    public ServerBuilder route(String spec, AsyncHandler handler) {
+        router().route(spec, handler);
+        return this;
+    }
+
+    private Router router() {
+        if (router == null) {
+            router = new Router();
+        }
+        return router;
+    }
+
+    /**
+     * @param enabled whether blocking handlers run on virtual threads (default) rather than on pooled platform threads
+     * @return this
+     */
+    public ServerBuilder virtualThreads(boolean enabled) {
+        this.virtualThreads = enabled;
+        return this;
+    }
+
+    /**
+     * @param max the most platform threads (selectors, reserved threads, and blocking handlers when virtual threads
+     *     are off)
+     * @return this
+     */
+    public ServerBuilder maxThreads(int max) {
+        this.maxThreads = max;
+        this.minThreads = Math.min(minThreads, max);
+        return this;
+    }
+
+    /**
+     * @param min the platform threads kept when idle
+     * @return this
+     */
+    public ServerBuilder minThreads(int min) {
+        this.minThreads = min;
+        return this;
+    }
+
+    /**
+     * @param reserved how many idle threads wait to take over production (execute-produce-consume); -1 for the
+     *     automatic value
+     * @return this
+     */
+    public ServerBuilder reservedThreads(int reserved) {
+        this.reservedThreads = reserved;
+        return this;
+    }
+
+    /**
+     * @param selectors selector threads per connector
+     * @return this
+     */
+    public ServerBuilder selectors(int selectors) {
+        this.selectors = selectors;
+        return this;
+    }
+
+    /**
+     * @param max blocking handlers running at once (virtual threads are cheap, what they do is not)
+     * @return this
+     */
+    public ServerBuilder maxConcurrentRequests(int max) {
+        this.maxConcurrentRequests = max;
+        return this;
+    }
+
+    /**
+     * @param max blocking requests waiting for a slot; beyond, 503 with Retry-After
+     * @return this
+     */
+    public ServerBuilder maxQueuedRequests(int max) {
+        this.maxQueuedRequests = max;
+        return this;
+    }
+
+    /**
+     * @param max open connections per connector; beyond, new ones wait in the accept queue (0: no cap)
+     * @return this
+     */
+    public ServerBuilder maxConnections(int max) {
+        this.maxConnections = max;
+        return this;
+    }
+
+    /**
+     * @param size the kernel accept backlog
+     * @return this
+     */
+    public ServerBuilder acceptQueueSize(int size) {
+        this.acceptQueueSize = size;
+        return this;
+    }
+
+    /**
+     * @param timeout how long a connection may stay idle
+     * @return this
+     */
+    public ServerBuilder idleTimeout(Duration timeout) {
+        this.idleTimeout = Objects.requireNonNull(timeout, "timeout");
+        return this;
+    }
+
+    /**
+     * @param timeout how long {@link Server#stop()} lets in-flight exchanges finish
+     * @return this
+     */
+    public ServerBuilder shutdownTimeout(Duration timeout) {
+        this.shutdownTimeout = Objects.requireNonNull(timeout, "timeout");
+        return this;
+    }
+
+    /**
+     * @param config HTTP settings
+     * @return this
+     */
+    public ServerBuilder httpConfig(HttpConfig config) {
+        this.httpConfig = Objects.requireNonNull(config, "config");
+        return this;
+    }
+
+    /**
+     * @param enabled whether HTTP/2 cleartext (prior knowledge and {@code Upgrade: h2c}) is served on HTTP ports
+     * @return this
+     */
+    public ServerBuilder h2c(boolean enabled) {
+        this.h2c = enabled;
+        return this;
+    }
+
+    /**
+     * @param pool the buffer pool (tests pass a leak-tracking one)
+     * @return this
+     */
+    public ServerBuilder buffers(ByteBufferPool pool) {
+        this.buffers = Objects.requireNonNull(pool, "pool");
+        return this;
+    }
+
+    /**
+     * @param name prefixes thread names and JMX names
+     * @return this
+     */
+    public ServerBuilder name(String name) {
+        this.name = Objects.requireNonNull(name, "name");
+        return this;
+    }
+
+    /**
+     * @return the server, not started
+     * @throws IllegalStateException if there is nothing to listen on or nothing to handle requests
+     */
+    public Server build() {
+        if (listeners.isEmpty()) {
+            throw new IllegalStateException("no listener: call http(port), http(host, port) or unix(path)");
+        }
+        if (handler == null && router == null) {
+            throw new IllegalStateException("no handler: call handler(...) or route(...)");
+        }
+        if (minThreads > maxThreads) {
+            throw new IllegalStateException("minThreads " + minThreads + " > maxThreads " + maxThreads);
+        }
+        return new Server(this);
+    }
+
+    /** Where to listen: a TCP host/port, or a Unix socket path. */
+    record ListenSpec(Optional<String> host, int port, Optional<Path> unix) {}
+}

@@ -1,0 +1,115 @@
+package dev.quarry.server.internal;
+
+import dev.quarry.server.Content;
+import dev.quarry.server.Request;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A blocking {@link InputStream} over the demand-driven request content: when nothing is available it demands and
+ * waits (on a virtual thread this parks only the virtual thread). Reads only as fast as the handler consumes, so the
+ * client is slowed by TCP flow control instead of filling server memory.
+ *
+ * <p>Not thread-safe: one reader.
+ */
+final class RequestInputStream extends InputStream {
+    private final Request request;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition available = lock.newCondition();
+    private boolean signalled;
+    private Content.Chunk chunk;
+    private boolean eof;
+
+    RequestInputStream(Request request) {
+        this.request = request;
+    }
+
+    @Override
+    public int read() throws IOException {
+        byte[] one = new byte[1];
+        int n = read(one, 0, 1);
+        return n < 0 ? -1 : one[0] & 0xFF;
+    }
+
+    @Override
+    public int read(byte[] bytes, int offset, int length) throws IOException {
+        if (length == 0) {
+            return 0;
+        }
+        while (true) {
+            if (chunk != null) {
+                if (chunk.failure() != null) {
+                    Throwable failure = chunk.failure();
+                    throw failure instanceof IOException io ? io : new IOException(failure.getMessage(), failure);
+                }
+                int remaining = chunk.remaining();
+                if (remaining > 0) {
+                    int n = Math.min(remaining, length);
+                    chunk.byteBuffer().get(bytes, offset, n);
+                    return n;
+                }
+                boolean last = chunk.isLast();
+                chunk.release();
+                chunk = null;
+                if (last) {
+                    eof = true;
+                }
+            }
+            if (eof) {
+                return -1;
+            }
+            chunk = request.read();
+            if (chunk == null) {
+                awaitContent();
+            }
+        }
+    }
+
+    private void awaitContent() throws IOException {
+        lock.lock();
+        try {
+            signalled = false;
+        } finally {
+            lock.unlock();
+        }
+        request.demand(this::signal);
+        lock.lock();
+        try {
+            while (!signalled) {
+                available.await();
+            }
+        } catch (InterruptedException x) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while waiting for request content");
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The demand callback: runs on an I/O thread, only wakes the reader. */
+    private void signal() {
+        lock.lock();
+        try {
+            signalled = true;
+            available.signal();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public int available() {
+        return chunk == null ? 0 : chunk.remaining();
+    }
+
+    @Override
+    public void close() {
+        if (chunk != null) {
+            chunk.release();
+            chunk = null;
+        }
+    }
+}

@@ -1,0 +1,197 @@
+package dev.quarry.server.internal;
+
+import dev.quarry.http.HttpFields;
+import dev.quarry.http.HttpUri;
+import dev.quarry.http.HttpVersion;
+import dev.quarry.http.QueryParameters;
+import dev.quarry.http.UriCompliance;
+import dev.quarry.http.UriPath;
+import dev.quarry.server.Content;
+import dev.quarry.server.Request;
+import java.io.InputStream;
+import java.net.SocketAddress;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The request of one exchange. The target is validated when the request is created (an ambiguous path is a 400
+ * before any handler runs); query parameters are parsed on first use. A plain origin-form target ({@code /plaintext})
+ * is its own path: no allocation.
+ *
+ * <p>Thread-safety: metadata immutable; attributes not thread-safe (one handler at a time).
+ */
+public final class ServerRequest implements Request {
+    private final Exchange exchange;
+    private final String method;
+    private final String target;
+    private final HttpVersion version;
+    private final HttpFields headers;
+    private final String scheme;
+    private final String authority;
+    private final String path;
+    private final Optional<String> query;
+    private final long contentLength;
+    private final long beginNanos;
+    private Map<String, List<String>> queryParameters;
+    private Map<String, Object> attributes;
+    private RequestInputStream inputStream;
+
+    ServerRequest(
+            Exchange exchange,
+            String method,
+            String target,
+            HttpVersion version,
+            HttpFields headers,
+            String scheme,
+            String authority,
+            long contentLength,
+            UriCompliance compliance) {
+        this.exchange = exchange;
+        this.method = method;
+        this.target = target;
+        this.version = version;
+        this.headers = headers;
+        this.scheme = scheme;
+        this.authority = authority;
+        this.contentLength = contentLength;
+        this.beginNanos = System.nanoTime();
+        if (!target.isEmpty() && target.charAt(0) == '/' && target.indexOf('?') < 0) {
+            this.path = UriPath.decode(target, compliance);
+            this.query = Optional.empty();
+        } else {
+            HttpUri uri = HttpUri.parse(method, target, compliance);
+            this.path = uri.path();
+            this.query = uri.query();
+        }
+    }
+
+    @Override
+    public String method() {
+        return method;
+    }
+
+    @Override
+    public String target() {
+        return target;
+    }
+
+    @Override
+    public String path() {
+        return path;
+    }
+
+    @Override
+    public Optional<String> query() {
+        return query;
+    }
+
+    @Override
+    public Map<String, List<String>> queryParameters() {
+        if (queryParameters == null) {
+            queryParameters = query.isEmpty()
+                    ? Map.of()
+                    : QueryParameters.parse(query.get()).asMap();
+        }
+        return queryParameters;
+    }
+
+    @Override
+    public String pathParam(String name) {
+        throw new IllegalArgumentException(
+                "no route parameter '" + name + "': the request was not routed by a pattern" + " with parameters");
+    }
+
+    @Override
+    public Map<String, String> pathParams() {
+        return Map.of();
+    }
+
+    @Override
+    public HttpFields headers() {
+        return headers;
+    }
+
+    @Override
+    public HttpVersion version() {
+        return version;
+    }
+
+    @Override
+    public String scheme() {
+        return scheme;
+    }
+
+    @Override
+    public String authority() {
+        return authority;
+    }
+
+    @Override
+    public SocketAddress remoteAddress() {
+        return exchange.remoteAddress();
+    }
+
+    @Override
+    public SocketAddress localAddress() {
+        return exchange.localAddress();
+    }
+
+    @Override
+    public long contentLength() {
+        return contentLength;
+    }
+
+    @Override
+    public long beginNanos() {
+        return beginNanos;
+    }
+
+    @Override
+    public Content.Chunk read() {
+        return exchange.read();
+    }
+
+    @Override
+    public void demand(Runnable onContentAvailable) {
+        exchange.demand(onContentAvailable);
+    }
+
+    @Override
+    public InputStream inputStream() {
+        if (inputStream == null) {
+            inputStream = new RequestInputStream(this);
+        }
+        return inputStream;
+    }
+
+    @Override
+    public Optional<Object> attribute(String name) {
+        return attributes == null ? Optional.empty() : Optional.ofNullable(attributes.get(name));
+    }
+
+    @Override
+    public void attribute(String name, Object value) {
+        if (value == null) {
+            if (attributes != null) {
+                attributes.remove(name);
+            }
+            return;
+        }
+        if (attributes == null) {
+            attributes = new HashMap<>();
+        }
+        attributes.put(name, value);
+    }
+
+    @Override
+    public String connectionId() {
+        return exchange.connectionId();
+    }
+
+    @Override
+    public String toString() {
+        return method + " " + target + " " + version.asString();
+    }
+}

@@ -1,0 +1,227 @@
+package dev.quarry.server.internal;
+
+import dev.quarry.core.Callback;
+import dev.quarry.core.FutureCallback;
+import dev.quarry.core.InvocationType;
+import dev.quarry.http.HttpFields;
+import dev.quarry.http.HttpHeader;
+import dev.quarry.http.HttpStatus;
+import dev.quarry.server.Response;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.WritePendingException;
+import java.nio.charset.StandardCharsets;
+import java.util.Objects;
+import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+
+/**
+ * The response of one exchange. Commits at the first write: a single last write of a known size is sent with a
+ * Content-Length, everything else as the protocol frames unknown lengths (chunked on HTTP/1.1).
+ *
+ * <p>Thread-safety: one write at a time (enforced), from any thread; the write callback object is reused, so a
+ * write allocates nothing.
+ */
+public final class ServerResponse implements Response {
+    static final ByteBuffer EMPTY = ByteBuffer.allocate(0).asReadOnlyBuffer();
+    private static final String TEXT_PLAIN_UTF8 = "text/plain; charset=utf-8";
+
+    private final Exchange exchange;
+    private final HttpFields fields;
+    private final AtomicBoolean writing = new AtomicBoolean();
+    private final WriteCallback writeCallback = new WriteCallback();
+    private int status = HttpStatus.OK_200;
+    private volatile boolean committed;
+    private volatile boolean completed;
+    private long declaredLength = -1;
+    private long written;
+    private Supplier<HttpFields> trailers;
+    private ResponseOutputStream outputStream;
+
+    ServerResponse(Exchange exchange, HttpFields fields) {
+        this.exchange = exchange;
+        this.fields = fields;
+    }
+
+    @Override
+    public int status() {
+        return status;
+    }
+
+    @Override
+    public Response status(int status) {
+        if (committed) {
+            throw new IllegalStateException("response committed, cannot set status " + status);
+        }
+        if (!HttpStatus.isValid(status)) {
+            throw new IllegalArgumentException("invalid status code " + status);
+        }
+        this.status = status;
+        return this;
+    }
+
+    @Override
+    public HttpFields headers() {
+        return fields;
+    }
+
+    @Override
+    public boolean isCommitted() {
+        return committed;
+    }
+
+    /** @return whether the last content was written */
+    boolean isCompleted() {
+        return completed;
+    }
+
+    @Override
+    public void write(boolean last, ByteBuffer content, Callback callback) {
+        Objects.requireNonNull(content, "content");
+        Objects.requireNonNull(callback, "callback");
+        if (completed) {
+            callback.failed(new IllegalStateException("response already completed"));
+            return;
+        }
+        if (!writing.compareAndSet(false, true)) {
+            throw new WritePendingException();
+        }
+        ResponseHead head = null;
+        int length = content.remaining();
+        if (!committed) {
+            OptionalLong declared = fields.getLong(HttpHeader.CONTENT_LENGTH);
+            declaredLength = declared.isPresent() ? declared.getAsLong() : last ? length : -1;
+            head = new ResponseHead(status, fields, declaredLength);
+            committed = true;
+            exchange.onCommit(status);
+        }
+        written += length;
+        if (declaredLength >= 0 && (written > declaredLength || (last && written < declaredLength))) {
+            writing.set(false);
+            IllegalStateException x = new IllegalStateException(
+                    "Content-Length is " + declaredLength + " but " + written + " bytes were written");
+            completed = true;
+            callback.failed(x);
+            exchange.abort(x);
+            return;
+        }
+        if (last) {
+            completed = true;
+        }
+        writeCallback.callback = callback;
+        exchange.stream().send(head, content, last, last ? trailers : null, writeCallback);
+    }
+
+    /** Completes the response after the handler succeeded: flushes a stream, or sends an empty last write. */
+    void complete(Callback callback) {
+        if (outputStream != null && !outputStream.isClosed()) {
+            outputStream.closeAsync(callback);
+            return;
+        }
+        if (completed) {
+            callback.succeeded();
+            return;
+        }
+        try {
+            write(true, EMPTY, callback);
+        } catch (WritePendingException x) {
+            callback.failed(new IllegalStateException("handler completed while a write was pending", x));
+        }
+    }
+
+    /** Forgets status and fields, to send an error response instead; only before commit. */
+    void resetForError() {
+        if (committed) {
+            throw new IllegalStateException("committed");
+        }
+        status = HttpStatus.OK_200;
+        fields.clear();
+        outputStream = null;
+        trailers = null;
+    }
+
+    @Override
+    public OutputStream outputStream() {
+        if (outputStream == null) {
+            outputStream = new ResponseOutputStream(this, exchange.outputAggregationSize());
+        }
+        return outputStream;
+    }
+
+    @Override
+    public void send(String text) throws IOException {
+        if (!fields.contains(HttpHeader.CONTENT_TYPE)) {
+            fields.put(HttpHeader.CONTENT_TYPE, TEXT_PLAIN_UTF8);
+        }
+        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+        blockingWrite(true, ByteBuffer.wrap(bytes));
+    }
+
+    @Override
+    public void send(int status, String contentType, ByteBuffer body) throws IOException {
+        status(status);
+        if (contentType != null) {
+            fields.put(HttpHeader.CONTENT_TYPE, contentType);
+        }
+        blockingWrite(true, body);
+    }
+
+    @Override
+    public void sendError(int status, String message) throws IOException {
+        if (committed) {
+            return;
+        }
+        resetForError();
+        send(
+                status,
+                TEXT_PLAIN_UTF8,
+                ByteBuffer.wrap((status + " " + message + "\n").getBytes(StandardCharsets.UTF_8)));
+    }
+
+    void blockingWrite(boolean last, ByteBuffer content) throws IOException {
+        FutureCallback done = new FutureCallback();
+        write(last, content, done);
+        done.block();
+    }
+
+    @Override
+    public void trailers(Supplier<HttpFields> trailers) {
+        this.trailers = trailers;
+    }
+
+    @Override
+    public String toString() {
+        return "ServerResponse{" + status + (committed ? ", committed" : "") + (completed ? ", completed" : "") + "}";
+    }
+
+    /** Clears the write-pending flag before completing the user's callback, which may write again. */
+    private final class WriteCallback implements Callback {
+        private Callback callback;
+
+        @Override
+        public void succeeded() {
+            Callback current = callback;
+            callback = null;
+            writing.set(false);
+            current.succeeded();
+        }
+
+        @Override
+        public void failed(Throwable failure) {
+            Callback current = callback;
+            callback = null;
+            writing.set(false);
+            if (current != null) {
+                current.failed(failure);
+            }
+        }
+
+        @Override
+        public InvocationType invocationType() {
+            Callback current = callback;
+            return current == null ? InvocationType.NON_BLOCKING : current.invocationType();
+        }
+    }
+}
