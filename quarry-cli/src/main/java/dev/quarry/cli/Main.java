@@ -1,0 +1,150 @@
+package dev.quarry.cli;
+
+import dev.quarry.server.Server;
+import dev.quarry.server.ServerBuilder;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * The {@code quarry} command. {@code ./quarry --help} lists the subcommands; each has its own {@code --help}.
+ */
+public final class Main {
+    static final String USAGE = """
+            Usage: quarry <command> [options]
+
+            Commands:
+              plaintext   the TechEmpower plaintext app: GET /plaintext answers "Hello, World!"
+                          (HTTP/1.1 and h2c on one port; used by quarry-bench/run.sh plaintext and h2)
+
+            Run 'quarry <command> --help' for the options of a command.
+            Environment: JAVA_OPTS are passed to the JVM (e.g. JAVA_OPTS="-Xmx1g").
+            """;
+
+    static final String PLAINTEXT_USAGE = """
+            Usage: quarry plaintext [options]
+
+            Serves GET /plaintext -> 200 "Hello, World!" (text/plain, with Server and Date headers).
+
+            Options:
+              --port N                TCP port (default 8080; 0 picks a free one)
+              --host HOST             address to bind (default: all interfaces)
+              --unix PATH             listen on a Unix-domain socket instead of TCP
+              --idle-timeout SECONDS  close connections idle this long (default 30; also 500ms, 5m)
+              --h2c on|off            also speak HTTP/2 cleartext on the same port (default on)
+              --virtual-threads on|off  run blocking handlers on virtual threads (default on)
+              --threads N             maximum platform threads (default: 8 per core, at least 16)
+              --selectors N           selector threads (default: 1 per 4 cores, at least 1)
+              --help                  this help
+            """;
+
+    private static final Set<String> SERVER_OPTIONS =
+            Set.of("port", "host", "unix", "idle-timeout", "h2c", "virtual-threads", "threads", "selectors");
+
+    private Main() {}
+
+    /**
+     * Runs a subcommand; a server runs until the JVM is asked to stop (Ctrl-C, SIGTERM), then stops gracefully.
+     *
+     * @param args the command line
+     */
+    public static void main(String[] args) {
+        configureLogging();
+        int status = run(Arrays.asList(args), System.out, System.err);
+        if (status != 0) {
+            System.exit(status);
+        }
+    }
+
+    static int run(List<String> args, PrintStream out, PrintStream err) {
+        if (args.isEmpty()
+                || args.get(0).equals("--help")
+                || args.get(0).equals("-h")
+                || args.get(0).equals("help")) {
+            out.print(USAGE);
+            return args.isEmpty() ? 2 : 0;
+        }
+        String command = args.get(0);
+        List<String> rest = args.subList(1, args.size());
+        try {
+            switch (command) {
+                case "plaintext" -> {
+                    if (rest.contains("--help")) {
+                        out.print(PLAINTEXT_USAGE);
+                        return 0;
+                    }
+                    Options options = Options.parse(rest, SERVER_OPTIONS, Set.of());
+                    Server server = serverBuilder(options)
+                            .route("GET /plaintext", new PlaintextApp())
+                            .build();
+                    runUntilStopped(server);
+                    return 0;
+                }
+                default -> {
+                    err.println("quarry: unknown command '" + command + "'");
+                    err.print(USAGE);
+                    return 2;
+                }
+            }
+        } catch (Options.UsageException x) {
+            err.println("quarry " + command + ": " + x.getMessage());
+            err.println("Run 'quarry " + command + " --help' for the options.");
+            return 2;
+        } catch (Exception x) {
+            err.println("quarry " + command + ": " + (x.getMessage() == null ? x.toString() : x.getMessage()));
+            return 1;
+        }
+    }
+
+    /** The connector and thread options shared by the server commands. */
+    static ServerBuilder serverBuilder(Options options) {
+        ServerBuilder builder = Server.builder();
+        if (options.string("unix").isPresent()) {
+            builder.unix(Path.of(options.string("unix").get()));
+        } else {
+            int port = options.integer("port", 8080, 0, 65535);
+            if (options.string("host").isPresent()) {
+                builder.http(options.string("host").get(), port);
+            } else {
+                builder.http(port);
+            }
+        }
+        builder.idleTimeout(options.duration("idle-timeout", Duration.ofSeconds(30)));
+        builder.h2c(options.onOff("h2c", true));
+        builder.virtualThreads(options.onOff("virtual-threads", true));
+        if (options.string("threads").isPresent()) {
+            builder.maxThreads(options.integer("threads", 16, 2, 100_000));
+        }
+        if (options.string("selectors").isPresent()) {
+            builder.selectors(options.integer("selectors", 1, 1, 256));
+        }
+        return builder;
+    }
+
+    static void runUntilStopped(Server server) throws Exception {
+        CountDownLatch stopped = new CountDownLatch(1);
+        server.start();
+        Runtime.getRuntime()
+                .addShutdownHook(Thread.ofPlatform().name("quarry-shutdown").unstarted(() -> {
+                    try {
+                        server.stop();
+                    } catch (InterruptedException x) {
+                        Thread.currentThread().interrupt();
+                    } finally {
+                        stopped.countDown();
+                    }
+                }));
+        stopped.await();
+    }
+
+    /** One line per record, Jetty-like: {@code 2026-11-22 12:00:00.000 INFO Started http/1.1 on 0.0.0.0:8080}. */
+    private static void configureLogging() {
+        if (System.getProperty("java.util.logging.SimpleFormatter.format") == null) {
+            System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tF %1$tT.%1$tL %4$s %5$s%6$s%n");
+        }
+    }
+}
