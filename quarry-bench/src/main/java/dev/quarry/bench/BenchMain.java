@@ -53,7 +53,10 @@ public final class BenchMain {
 
         ChainedOptionsBuilder options = new OptionsBuilder()
                 .shouldFailOnError(true)
-                .jvmArgsAppend("-Xms1g", "-Xmx1g", "-XX:+UseParallelGC")
+                // The JVM's default collector (G1), with a fixed heap, for every implementation in the run. Not
+                // ParallelGC: its unconditional card marking makes two threads that store references into two
+                // unrelated long-lived objects false-share the card table (the timer's two-thread rate halves).
+                .jvmArgsAppend("-Xms1g", "-Xmx1g", "-XX:+UseG1GC")
                 .timeUnit(TimeUnit.SECONDS);
         if (quick) {
             options.forks(1)

@@ -16,10 +16,11 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * per entry), round-robin, and the duplex and multiplex pools with Quarry's thread-local cache. Jetty 12 has no
  * thread-local cache, so in the {@code cached-*} rows Jetty runs its uncached configuration of the same pool.
  *
- * <p><b>Threads.</b> As in the seed, as many JMH threads as pool entries: 4 threads on 4 entries. On the 2-core machines
- * this runs on, 4 threads are twice the cores, so the pool is contended (two threads run at once on different cores,
- * and threads are preempted while they hold an entry or the lock, as server threads are); 2 threads would only measure
- * two cores taking turns. More threads than entries would measure retries rather than the pool.
+ * <p><b>Threads.</b> Exactly as in the seed, which ran 12 threads on 12 cores with 12 connections: as many JMH
+ * threads as cores and as many pool entries as threads (2, 2 and 2 on the 2-core machines this runs on). Each thread
+ * then has a core, and a contended lock really bounces between cores, as on the seed's machine. Oversubscribing (for
+ * example 4 threads on 2 cores) measures something else: waiters park on the lock, the lock holder runs alone, and the
+ * lock+deque pool looks better than it is on a server whose threads all run; BENCHMARKS.md records that variant too.
  *
  * <p><b>Schedule.</b> Two forks per row, each with 2 warm-up and 4 measured iterations of 1 s: 16 rows of about 15 s,
  * about 4 minutes. Two short forks rather than one long one because on a virtual machine the cost of moving a cache
