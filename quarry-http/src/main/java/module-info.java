@@ -11,4 +11,5 @@ module dev.quarry.http {
     exports dev.quarry.http;
     exports dev.quarry.http.h1;
     exports dev.quarry.http.hpack;
+    exports dev.quarry.http.h2;
 }
