@@ -5,6 +5,7 @@ import dev.quarry.http.HttpFields;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.util.function.Supplier;
 
 /**
@@ -55,6 +56,22 @@ public interface Response {
      * @param callback completed when the bytes were written (or failed); at most one write pending
      */
     void write(boolean last, ByteBuffer content, Callback callback);
+
+    /**
+     * Writes a region of a file asynchronously. Where the connection allows it (HTTP/1.1 in cleartext, a known
+     * Content-Length, no wrapper that transforms the content) the bytes go from the file to the socket without being
+     * copied through the JVM ({@link FileChannel#transferTo}); otherwise they are read in chunks into buffers and written
+     * like {@link #write(boolean, ByteBuffer, Callback)}. The channel is not closed.
+     *
+     * @param file the file, open for reading
+     * @param position where the region starts
+     * @param count how many bytes
+     * @param last whether this completes the response
+     * @param callback completed when the region was written (or failed)
+     */
+    default void write(FileChannel file, long position, long count, boolean last, Callback callback) {
+        FileRegionWriter.write(this, file, position, count, last, callback);
+    }
 
     /**
      * @return a blocking, buffered stream over the body; closing it completes the response

@@ -1,0 +1,168 @@
+package dev.quarry.server;
+
+import dev.quarry.core.Callback;
+import dev.quarry.http.HttpFields;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+/**
+ * A response that delegates everything to another one: extend it to transform what a handler further down writes
+ * (throttling, compression). Override {@link #write(boolean, ByteBuffer, Callback)} and the file variant; the blocking
+ * methods of this class go through them.
+ */
+public class ResponseWrapper implements Response {
+    private final Response wrapped;
+    private OutputStream outputStream;
+
+    /** @param wrapped the response to delegate to */
+    public ResponseWrapper(Response wrapped) {
+        this.wrapped = Objects.requireNonNull(wrapped, "wrapped");
+    }
+
+    /** @return the wrapped response */
+    public Response wrapped() {
+        return wrapped;
+    }
+
+    @Override
+    public int status() {
+        return wrapped.status();
+    }
+
+    @Override
+    public Response status(int status) {
+        wrapped.status(status);
+        return this;
+    }
+
+    @Override
+    public HttpFields headers() {
+        return wrapped.headers();
+    }
+
+    @Override
+    public boolean isCommitted() {
+        return wrapped.isCommitted();
+    }
+
+    @Override
+    public void write(boolean last, ByteBuffer content, Callback callback) {
+        wrapped.write(last, content, callback);
+    }
+
+    @Override
+    public void write(FileChannel file, long position, long count, boolean last, Callback callback) {
+        wrapped.write(file, position, count, last, callback);
+    }
+
+    /** A buffered stream whose writes go through {@link #write(boolean, ByteBuffer, Callback)} of this wrapper. */
+    @Override
+    public OutputStream outputStream() {
+        if (outputStream == null) {
+            outputStream = new WrapperOutputStream(this);
+        }
+        return outputStream;
+    }
+
+    @Override
+    public void send(String text) throws IOException {
+        if (!headers().contains("Content-Type")) {
+            headers().put("Content-Type", "text/plain; charset=utf-8");
+        }
+        send(status(), null, ByteBuffer.wrap(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    }
+
+    @Override
+    public void send(int status, String contentType, ByteBuffer body) throws IOException {
+        status(status);
+        if (contentType != null) {
+            headers().put("Content-Type", contentType);
+        }
+        dev.quarry.core.FutureCallback done = new dev.quarry.core.FutureCallback();
+        write(true, body, done);
+        done.block();
+    }
+
+    @Override
+    public void sendError(int status, String message) throws IOException {
+        if (isCommitted()) {
+            return;
+        }
+        send(
+                status,
+                "text/plain; charset=utf-8",
+                ByteBuffer.wrap((status + " " + message + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    }
+
+    @Override
+    public void trailers(Supplier<HttpFields> trailers) {
+        wrapped.trailers(trailers);
+    }
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "[" + wrapped + "]";
+    }
+
+    /** Buffers up to 16 KiB and writes through the wrapper, blocking. */
+    private static final class WrapperOutputStream extends OutputStream {
+        private final Response response;
+        private final ByteBuffer buffer = ByteBuffer.allocate(16 * 1024);
+        private boolean closed;
+
+        WrapperOutputStream(Response response) {
+            this.response = response;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            write(new byte[] {(byte) b}, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] bytes, int offset, int length) throws IOException {
+            if (closed) {
+                throw new IOException("response stream closed");
+            }
+            while (length > 0) {
+                if (!buffer.hasRemaining()) {
+                    flushBuffer(false);
+                }
+                int n = Math.min(length, buffer.remaining());
+                buffer.put(bytes, offset, n);
+                offset += n;
+                length -= n;
+            }
+        }
+
+        @Override
+        public void flush() throws IOException {
+            if (!closed && buffer.position() > 0) {
+                flushBuffer(false);
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (!closed) {
+                closed = true;
+                flushBuffer(true);
+            }
+        }
+
+        private void flushBuffer(boolean last) throws IOException {
+            buffer.flip();
+            dev.quarry.core.FutureCallback done = new dev.quarry.core.FutureCallback();
+            response.write(last, buffer, done);
+            try {
+                done.block();
+            } finally {
+                buffer.clear();
+            }
+        }
+    }
+}
