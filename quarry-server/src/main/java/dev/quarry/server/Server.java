@@ -14,9 +14,9 @@ import dev.quarry.io.ServerConnector;
 import dev.quarry.server.internal.DateField;
 import dev.quarry.server.internal.HandlerInvoker;
 import dev.quarry.server.internal.Http1ConnectionFactory;
-import dev.quarry.server.internal.Http2Upgrade;
 import dev.quarry.server.internal.ServerContext;
 import dev.quarry.server.internal.ServerStatistics;
+import dev.quarry.server.internal.h2.Http2ConnectionFactory;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
@@ -27,7 +27,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Function;
 
 /**
  * An embeddable HTTP server: connectors (TCP or Unix-domain) speaking HTTP/1.1 and h2c, a root handler or routes,
@@ -60,7 +59,6 @@ public final class Server implements Dumpable {
     private ByteBufferPool buffers;
     private DateField dateField;
     private HandlerInvoker invoker;
-    private Function<ServerContext, Optional<Http2Upgrade>> http2;
     private volatile boolean running;
 
     Server(ServerBuilder config) {
@@ -78,15 +76,6 @@ public final class Server implements Dumpable {
     /** @return a builder */
     public static ServerBuilder builder() {
         return new ServerBuilder();
-    }
-
-    /**
-     * Plugs HTTP/2 in (used by the HTTP/2 module of this server).
-     *
-     * @param factory creates the HTTP/2 upgrade support from the server's context
-     */
-    void http2(Function<ServerContext, Optional<Http2Upgrade>> factory) {
-        this.http2 = factory;
     }
 
     /**
@@ -141,8 +130,7 @@ public final class Server implements Dumpable {
         dateField.start();
         Optional<PreEncodedHttpField> serverField =
                 config.httpConfig.serverName().map(name -> new PreEncodedHttpField(HttpHeader.SERVER, name));
-        ServerContext[] context = new ServerContext[1];
-        context[0] = new ServerContext(
+        ServerContext context = new ServerContext(
                 handler,
                 invoker,
                 config.httpConfig,
@@ -151,13 +139,15 @@ public final class Server implements Dumpable {
                 dateField,
                 serverField,
                 statistics,
-                Optional.empty());
-        if (config.h2c && http2 != null) {
-            context[0] = withHttp2(context[0], http2.apply(context[0]));
+                Optional.empty(),
+                threadPool,
+                config.http2Config);
+        if (config.h2c) {
+            context = context.withHttp2(Optional.of(new Http2ConnectionFactory(context)));
         }
         List<ConnectionFactory> factories = new ArrayList<>();
-        factories.add(new Http1ConnectionFactory(context[0]));
-        if (context[0].http2().isPresent()) {
+        factories.add(new Http1ConnectionFactory(context));
+        if (context.http2().isPresent()) {
             factories.add(protocolOnly("h2c"));
         }
         int index = 0;
@@ -178,19 +168,6 @@ public final class Server implements Dumpable {
             connectors.add(connector);
             LOG.log(Level.INFO, "Started " + connector.describe());
         }
-    }
-
-    private static ServerContext withHttp2(ServerContext context, Optional<Http2Upgrade> http2) {
-        return new ServerContext(
-                context.handler(),
-                context.invoker(),
-                context.config(),
-                context.buffers(),
-                context.timer(),
-                context.dateField(),
-                context.serverField(),
-                context.statistics(),
-                http2);
     }
 
     /** A factory that only names a protocol the first factory detects and switches to (h2c). */

@@ -29,6 +29,7 @@ public final class ServerBuilder {
     Duration idleTimeout = Duration.ofSeconds(30);
     Duration shutdownTimeout = Duration.ofSeconds(10);
     HttpConfig httpConfig = HttpConfig.DEFAULT;
+    Http2Config http2Config = Http2Config.DEFAULT;
     boolean h2c = true;
     ByteBufferPool buffers;
     String name = "quarry";
@@ -229,6 +230,15 @@ public final class ServerBuilder {
      */
     public ServerBuilder httpConfig(HttpConfig config) {
         this.httpConfig = Objects.requireNonNull(config, "config");
+        return this;
+    }
+
+    /**
+     * @param config HTTP/2 settings and abuse limits
+     * @return this
+     */
+    public ServerBuilder http2Config(Http2Config config) {
+        this.http2Config = Objects.requireNonNull(config, "config");
         return this;
     }
 

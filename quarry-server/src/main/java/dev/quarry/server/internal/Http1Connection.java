@@ -54,6 +54,9 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
     private static final int COMPLETED = 3;
     private static final HttpFields NO_TRAILERS = new HttpFields(0).asImmutable();
     private static final byte[] CONTINUE = HttpGenerator.continueBytes();
+    private static final byte[] SWITCHING_TO_H2C =
+            "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n"
+                    .getBytes(StandardCharsets.US_ASCII);
 
     private final ServerContext context;
     private final ServerConnector connector;
@@ -269,6 +272,9 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
 
     private boolean startExchange() {
         requestReady = false;
+        if (isH2cUpgrade() && upgradeToH2c()) {
+            return false; // the 101 is being written; HTTP/2 takes over
+        }
         context.statistics().onHttp1Request();
         persistent = parser.isPersistent() && !shutdown;
         continuePending = parser.expectsContinue();
@@ -795,9 +801,74 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
     private void upgradeToHttp2() {
         ByteBuffer remaining = input == null ? ServerResponse.EMPTY.duplicate() : input.byteBuffer();
         Connection http2 = context.http2().orElseThrow().prior(connector, endPoint(), remaining);
+        switchTo(http2);
+    }
+
+    private void switchTo(Connection http2) {
+        closed = true; // this connection is done: nothing of it may run again
         releaseBuffers();
         endPoint().setConnection(http2);
         http2.onOpen();
+    }
+
+    /**
+     * Whether the request asks to upgrade to h2c and may (RFC 7540 3.2): {@code Upgrade: h2c}, exactly one
+     * {@code HTTP2-Settings}, both named in {@code Connection}, HTTP/1.1, and no content (the body of an upgraded
+     * request would have to be carried over; clients upgrade with bodiless requests).
+     */
+    private boolean isH2cUpgrade() {
+        if (context.http2().isEmpty() || version != HttpVersion.HTTP_1_1 || parser.contentLength() != 0) {
+            return false;
+        }
+        if (!requestFields.containsToken(HttpHeader.UPGRADE, "h2c")) {
+            return false;
+        }
+        if (requestFields.getAll("HTTP2-Settings").size() != 1) {
+            return false;
+        }
+        return requestFields.containsToken(HttpHeader.CONNECTION, "upgrade")
+                && requestFields.containsToken(HttpHeader.CONNECTION, "http2-settings");
+    }
+
+    /** Answers 101 and hands the connection to HTTP/2, with the request as stream 1. */
+    private boolean upgradeToH2c() {
+        byte[] settings;
+        try {
+            settings = dev.quarry.server.internal.h2.Http2ConnectionFactory.decodeSettingsField(
+                    requestFields.get("HTTP2-Settings").orElseThrow());
+        } catch (IllegalArgumentException x) {
+            return false; // a malformed HTTP2-Settings: answer the request over HTTP/1.1 instead
+        }
+        HttpFields fields = new HttpFields(requestFields.size());
+        for (HttpField field : requestFields) {
+            if (!field.is(HttpHeader.CONNECTION)
+                    && !field.is(HttpHeader.UPGRADE)
+                    && !field.is("HTTP2-Settings")
+                    && !field.is(HttpHeader.KEEP_ALIVE)) {
+                fields.add(field);
+            }
+        }
+        Http2Upgrade.UpgradedRequest request =
+                new Http2Upgrade.UpgradedRequest(method, target, fields, settings, new byte[0]);
+        messageComplete = false;
+        ensureOutput(context.config().outputBufferSize());
+        ByteBuffer out = output.byteBuffer();
+        out.put(SWITCHING_TO_H2C);
+        out.flip();
+        endPoint()
+                .write(
+                        Callback.from(
+                                InvocationType.NON_BLOCKING,
+                                () -> {
+                                    ByteBuffer remaining =
+                                            input == null ? ServerResponse.EMPTY.duplicate() : input.byteBuffer();
+                                    switchTo(context.http2()
+                                            .orElseThrow()
+                                            .upgraded(connector, endPoint(), request, remaining));
+                                },
+                                this::onWriteFailed),
+                        out);
+        return true;
     }
 
     // --- buffers ---------------------------------------------------------------------------------------------------

@@ -2,9 +2,11 @@ package dev.quarry.server.internal;
 
 import dev.quarry.core.InvocationType;
 import dev.quarry.core.buffer.ByteBufferPool;
+import dev.quarry.core.thread.TryExecutor;
 import dev.quarry.core.timer.HashedWheelTimer;
 import dev.quarry.http.PreEncodedHttpField;
 import dev.quarry.server.AsyncHandler;
+import dev.quarry.server.Http2Config;
 import dev.quarry.server.HttpConfig;
 import java.util.Optional;
 
@@ -21,6 +23,8 @@ import java.util.Optional;
  * @param serverField the Server field, if sent
  * @param statistics request and byte counters
  * @param http2 the HTTP/2 factory, for prior-knowledge and upgraded h2c; empty when h2c is off
+ * @param threads the platform threads: HTTP/2 sessions hand production to their reserved threads
+ * @param http2Config HTTP/2 settings and limits
  */
 public record ServerContext(
         AsyncHandler handler,
@@ -31,7 +35,28 @@ public record ServerContext(
         DateField dateField,
         Optional<PreEncodedHttpField> serverField,
         ServerStatistics statistics,
-        Optional<Http2Upgrade> http2) {
+        Optional<Http2Upgrade> http2,
+        TryExecutor threads,
+        Http2Config http2Config) {
+
+    /**
+     * @param http2 the HTTP/2 upgrade support
+     * @return a copy with it
+     */
+    public ServerContext withHttp2(Optional<Http2Upgrade> http2) {
+        return new ServerContext(
+                handler,
+                invoker,
+                config,
+                buffers,
+                timer,
+                dateField,
+                serverField,
+                statistics,
+                http2,
+                threads,
+                http2Config);
+    }
 
     /**
      * @return how a connection's read task behaves: it only parses and then runs non-blocking handlers in place and

@@ -1,0 +1,448 @@
+package dev.quarry.server.internal.h2;
+
+import dev.quarry.core.Callback;
+import dev.quarry.core.InvocationType;
+import dev.quarry.core.IteratingCallback;
+import dev.quarry.core.buffer.ByteBufferPool;
+import dev.quarry.core.buffer.RetainableByteBuffer;
+import dev.quarry.http.HttpFields;
+import dev.quarry.http.h2.ErrorCode;
+import dev.quarry.http.h2.FrameGenerator;
+import dev.quarry.io.EndPoint;
+import java.nio.BufferOverflowException;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+
+/**
+ * Writes the frames of one HTTP/2 connection: entries from any thread are queued, and one thread at a time turns as
+ * many as fit into frames — control frames first, then streams in the order they queued — and writes them with one
+ * gathering write. DATA respects both the connection's and the stream's send windows; a stream whose window is closed
+ * waits without holding up the others. Header blocks are HPACK-encoded here, at the moment they are framed, so that
+ * encoding order is wire order.
+ *
+ * <p>Small payloads are copied into the frame buffer (so that many small responses go out in one system call); large
+ * ones are written from their own buffer, without a copy.
+ *
+ * <p>Thread-safety: {@link #offer} from any thread; the window counters and queues are guarded by the connection's
+ * lock, held only while frames are generated, never during the write.
+ */
+final class Http2Flusher extends IteratingCallback {
+    private static final int COPY_THRESHOLD = 4096;
+    private static final int FRAME_HEADER = 9;
+
+    private final ReentrantLock lock;
+    private final EndPoint endPoint;
+    private final ByteBufferPool buffers;
+    private final FrameGenerator generator;
+    private final Windows windows;
+    private final int bufferSize;
+    private final ArrayDeque<Entry> control = new ArrayDeque<>();
+    private final ArrayDeque<Entry> queue = new ArrayDeque<>();
+    private final List<Entry> active = new ArrayList<>();
+    private final List<Entry> completed = new ArrayList<>();
+    private final List<ByteBuffer> gather = new ArrayList<>();
+    private RetainableByteBuffer output;
+    private Throwable terminated;
+    private int maxFrameSize = 16_384;
+
+    Http2Flusher(
+            ReentrantLock lock,
+            EndPoint endPoint,
+            ByteBufferPool buffers,
+            FrameGenerator generator,
+            Windows windows,
+            int bufferSize) {
+        this.lock = lock;
+        this.endPoint = endPoint;
+        this.buffers = buffers;
+        this.generator = generator;
+        this.windows = windows;
+        this.bufferSize = bufferSize;
+    }
+
+    /** The send windows, owned by the connection, read and written under its lock. */
+    interface Windows {
+        /** @return the connection's send window */
+        int connectionSendWindow();
+
+        /** @param bytes consumed from the connection's send window */
+        void consumeConnectionSendWindow(int bytes);
+    }
+
+    /**
+     * Queues an entry; control entries jump the queue.
+     *
+     * @return false if the flusher is terminated (the entry's callback was failed)
+     */
+    boolean offer(Entry entry) {
+        Throwable failure;
+        lock.lock();
+        try {
+            failure = terminated;
+            if (failure == null) {
+                if (entry.isControl()) {
+                    control.add(entry);
+                } else {
+                    queue.add(entry);
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (failure != null) {
+            entry.fail(failure);
+            return false;
+        }
+        return true;
+    }
+
+    /** @param maxFrameSize the peer's SETTINGS_MAX_FRAME_SIZE */
+    void setMaxFrameSize(int maxFrameSize) {
+        lock.lock();
+        try {
+            this.maxFrameSize = maxFrameSize;
+            generator.setMaxFrameSize(maxFrameSize);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    protected Action process() {
+        while (true) {
+            generate();
+            if (!gather.isEmpty()) {
+                endPoint.write(this, gather.toArray(ByteBuffer[]::new));
+                return Action.SCHEDULED;
+            }
+            if (completed.isEmpty()) {
+                // Nothing to write: idle, or everything left waits for a WINDOW_UPDATE.
+                return Action.IDLE;
+            }
+            // Entries that completed without writing a byte (an empty, non-last write): complete them and look again.
+            for (Entry entry : completed) {
+                entry.succeed();
+            }
+            completed.clear();
+        }
+    }
+
+    /** Turns queued entries into frames in the output buffer, and fills {@link #gather} with what to write. */
+    private void generate() {
+        gather.clear();
+        lock.lock();
+        try {
+            if (terminated != null) {
+                return;
+            }
+            active.addAll(control);
+            control.clear();
+            active.addAll(queue);
+            queue.clear();
+            if (active.isEmpty()) {
+                return;
+            }
+            if (output == null) {
+                output = buffers.acquire(bufferSize, true);
+            }
+            ByteBuffer out = output.byteBuffer();
+            out.clear();
+            int segmentStart = 0;
+            for (int i = 0; i < active.size(); ) {
+                Entry entry = active.get(i);
+                Generated result;
+                try {
+                    result = entry.generate(this, out);
+                } catch (BufferOverflowException x) {
+                    if (out.position() == 0) {
+                        // The entry alone does not fit an empty buffer: a huge header block. Fail that stream only.
+                        active.remove(i);
+                        entry.fail(new IllegalStateException(
+                                "frame larger than the " + out.capacity() + "-byte write buffer"));
+                        continue;
+                    }
+                    break; // the buffer is full: write what we have, the rest goes in the next round
+                }
+                if (result.payload != null) {
+                    // A large payload is gathered from its own buffer, right after its frame header.
+                    gather.add(slice(out, segmentStart, out.position()));
+                    gather.add(result.payload);
+                    segmentStart = out.position();
+                }
+                if (result.done) {
+                    active.remove(i);
+                    completed.add(entry);
+                } else {
+                    i++; // stalled (window closed) or partly sent: keep it, look at the next stream
+                }
+                if (gather.size() >= 64) {
+                    break;
+                }
+            }
+            if (out.position() > segmentStart) {
+                gather.add(slice(out, segmentStart, out.position()));
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private static ByteBuffer slice(ByteBuffer out, int from, int to) {
+        return out.duplicate().position(from).limit(to);
+    }
+
+    @Override
+    public void succeeded() {
+        // Complete the callbacks of the entries that were fully written, outside the lock.
+        for (Entry entry : completed) {
+            entry.succeed();
+        }
+        completed.clear();
+        super.succeeded();
+    }
+
+    @Override
+    protected void onCompleteFailure(Throwable cause) {
+        terminate(cause);
+    }
+
+    /**
+     * Fails everything queued and refuses new entries; releases the buffer when no write is in progress.
+     *
+     * @param cause why
+     */
+    void terminate(Throwable cause) {
+        List<Entry> failed = new ArrayList<>();
+        lock.lock();
+        try {
+            if (terminated == null) {
+                terminated = cause;
+            }
+            failed.addAll(control);
+            failed.addAll(queue);
+            failed.addAll(active);
+            failed.addAll(completed);
+            control.clear();
+            queue.clear();
+            active.clear();
+            completed.clear();
+        } finally {
+            lock.unlock();
+        }
+        for (Entry entry : failed) {
+            entry.fail(cause);
+        }
+        close();
+    }
+
+    /** Releases the output buffer; only once no write can be in progress (the endpoint is closed). */
+    void release() {
+        lock.lock();
+        try {
+            if (output != null) {
+                output.release();
+                output = null;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Fails and removes the queued entries of one stream (it was reset). */
+    void removeStream(Http2Stream stream, Throwable cause) {
+        List<Entry> failed = new ArrayList<>();
+        lock.lock();
+        try {
+            collect(queue, stream, failed);
+            collect(active, stream, failed);
+        } finally {
+            lock.unlock();
+        }
+        for (Entry entry : failed) {
+            entry.fail(cause);
+        }
+    }
+
+    private static void collect(java.util.Collection<Entry> entries, Http2Stream stream, List<Entry> into) {
+        entries.removeIf(entry -> {
+            if (entry.stream == stream) {
+                into.add(entry);
+                return true;
+            }
+            return false;
+        });
+    }
+
+    @Override
+    public InvocationType invocationType() {
+        return InvocationType.NON_BLOCKING;
+    }
+
+    int maxFrameSize() {
+        return maxFrameSize;
+    }
+
+    FrameGenerator generator() {
+        return generator;
+    }
+
+    Windows windows() {
+        return windows;
+    }
+
+    /** What generating an entry produced. */
+    record Generated(boolean done, ByteBuffer payload) {
+        static final Generated DONE = new Generated(true, null);
+        static final Generated STALLED = new Generated(false, null);
+    }
+
+    /** Something to write: control frames, a stream's headers, data, trailers. */
+    abstract static class Entry {
+        final Http2Stream stream;
+        final Callback callback;
+
+        Entry(Http2Stream stream, Callback callback) {
+            this.stream = stream;
+            this.callback = callback;
+        }
+
+        boolean isControl() {
+            return false;
+        }
+
+        /**
+         * Writes frames into {@code out} under the connection lock.
+         *
+         * @throws BufferOverflowException if nothing more fits (nothing was written for this entry by this call)
+         */
+        abstract Generated generate(Http2Flusher flusher, ByteBuffer out);
+
+        void succeed() {
+            callback.succeeded();
+        }
+
+        void fail(Throwable failure) {
+            callback.failed(failure);
+        }
+    }
+
+    /** A pre-generated control frame (SETTINGS, PING, WINDOW_UPDATE, RST_STREAM, GOAWAY): goes first. */
+    static final class ControlEntry extends Entry {
+        private final Consumer<ByteBuffer> frame;
+
+        ControlEntry(Consumer<ByteBuffer> frame, Callback callback) {
+            super(null, callback);
+            this.frame = frame;
+        }
+
+        @Override
+        boolean isControl() {
+            return true;
+        }
+
+        @Override
+        Generated generate(Http2Flusher flusher, ByteBuffer out) {
+            frame.accept(out);
+            return Generated.DONE;
+        }
+    }
+
+    /** A response head, optionally followed by content (the common case: a whole small response in one entry). */
+    static final class ResponseEntry extends Entry {
+        private final int status;
+        private final HttpFields fields;
+        private final HttpFields trailers;
+        private ByteBuffer content;
+        private final boolean last;
+        private boolean headersSent;
+
+        ResponseEntry(
+                Http2Stream stream,
+                int status,
+                HttpFields fields,
+                ByteBuffer content,
+                boolean last,
+                HttpFields trailers,
+                Callback callback) {
+            super(stream, callback);
+            this.status = status;
+            this.fields = fields;
+            this.content = content;
+            this.last = last;
+            this.trailers = trailers;
+        }
+
+        @Override
+        Generated generate(Http2Flusher flusher, ByteBuffer out) {
+            if (!headersSent && fields != null) {
+                boolean endWithHeaders = last && (content == null || !content.hasRemaining()) && trailers == null;
+                flusher.generator().responseHeaders(out, stream.id(), status, fields, endWithHeaders);
+                headersSent = true;
+                if (endWithHeaders) {
+                    stream.onEndStreamSent();
+                    return Generated.DONE;
+                }
+            }
+            headersSent = true;
+            return generateData(flusher, out);
+        }
+
+        private Generated generateData(Http2Flusher flusher, ByteBuffer out) {
+            ByteBuffer payload = null;
+            while (content != null && content.hasRemaining()) {
+                int window = Math.min(flusher.windows().connectionSendWindow(), stream.sendWindow());
+                int length = Math.min(Math.min(content.remaining(), flusher.maxFrameSize()), window);
+                if (length <= 0) {
+                    return Generated.STALLED;
+                }
+                boolean end = last && trailers == null && length == content.remaining();
+                if (out.remaining() < FRAME_HEADER + (length <= COPY_THRESHOLD ? length : 0)) {
+                    throw new BufferOverflowException();
+                }
+                flusher.generator().dataHeader(out, stream.id(), length, end);
+                flusher.windows().consumeConnectionSendWindow(length);
+                stream.consumeSendWindow(length);
+                if (end) {
+                    stream.onEndStreamSent();
+                }
+                if (length <= COPY_THRESHOLD) {
+                    ByteBuffer part = content.duplicate();
+                    part.limit(part.position() + length);
+                    out.put(part);
+                    content.position(content.position() + length);
+                    continue;
+                }
+                payload = content.duplicate();
+                payload.limit(payload.position() + length);
+                content.position(content.position() + length);
+                // One large payload per round for this entry: it is gathered right after its header.
+                return content.hasRemaining() || (last && trailers != null)
+                        ? new Generated(false, payload)
+                        : new Generated(true, payload);
+            }
+            if (last && trailers != null) {
+                flusher.generator().trailers(out, stream.id(), trailers);
+                stream.onEndStreamSent();
+                return Generated.DONE;
+            }
+            if (last && (content == null || !content.hasRemaining()) && !stream.isEndStreamSent()) {
+                // No content at all, and headers were already sent earlier: an empty DATA frame ends the stream.
+                if (out.remaining() < FRAME_HEADER) {
+                    throw new BufferOverflowException();
+                }
+                flusher.generator().dataHeader(out, stream.id(), 0, true);
+                stream.onEndStreamSent();
+            }
+            return Generated.DONE;
+        }
+    }
+
+    /** A RST_STREAM we send. */
+    static ControlEntry reset(int streamId, ErrorCode error, FrameGenerator generator) {
+        return new ControlEntry(out -> generator.rstStream(out, streamId, error), Callback.NOOP);
+    }
+}

@@ -1,0 +1,328 @@
+package dev.quarry.server.internal.h2;
+
+import dev.quarry.core.Callback;
+import dev.quarry.core.buffer.RetainableByteBuffer;
+import dev.quarry.http.HttpFields;
+import dev.quarry.http.h2.ErrorCode;
+import dev.quarry.http.h2.Http2Exception;
+import dev.quarry.server.Content;
+import dev.quarry.server.internal.Exchange;
+import dev.quarry.server.internal.HttpStream;
+import dev.quarry.server.internal.ResponseHead;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.function.Supplier;
+
+/**
+ * One HTTP/2 stream on the server: request content arrives as DATA frames into a queue bounded by the stream's receive
+ * window (the window is only reopened as the handler consumes, so a slow handler slows its client, not server memory);
+ * response content leaves as frames through the connection's flusher, within the stream's send window.
+ *
+ * <p>Thread-safety: state is guarded by the connection's lock; the producing thread delivers frames, the handler's
+ * threads read and send.
+ */
+final class Http2Stream implements HttpStream {
+    private final int id;
+    private final Http2ServerConnection session;
+    private final ArrayDeque<Content.Chunk> content = new ArrayDeque<>(4);
+    private Exchange exchange;
+    // Guarded by the session lock.
+    private boolean remoteClosed;
+    private boolean endStreamSent;
+    private boolean completed;
+    private boolean demanding;
+    private Throwable failure;
+    private int sendWindow;
+    private int recvWindow;
+    private int initialRecvWindow;
+    private int unackedConsumed;
+    private long contentReceived;
+    private long expectedContentLength = -1;
+    private volatile long lastProgressNanos = System.nanoTime();
+
+    Http2Stream(int id, Http2ServerConnection session, int sendWindow) {
+        this.id = id;
+        this.session = session;
+        this.sendWindow = sendWindow;
+    }
+
+    int id() {
+        return id;
+    }
+
+    void exchange(Exchange exchange, long expectedContentLength) {
+        this.exchange = exchange;
+        this.expectedContentLength = expectedContentLength;
+    }
+
+    Exchange exchange() {
+        return exchange;
+    }
+
+    // --- receiving (producer thread) -----------------------------------------------------------------------------
+
+    /**
+     * Queues request content; called by the producer under the lock.
+     *
+     * @return whether the handler is waiting for content and must be called back (outside the lock)
+     */
+    void initReceiveWindow(int window) {
+        recvWindow = window;
+        initialRecvWindow = window;
+    }
+
+    /** @return false if the DATA exceeds the stream's receive window (a flow-control error) */
+    boolean consumeReceiveWindow(int bytes) {
+        recvWindow -= bytes;
+        return recvWindow >= 0;
+    }
+
+    /**
+     * Credits consumed content back to the receive window, under the lock.
+     *
+     * @return the WINDOW_UPDATE increment to send now (once half the window was consumed), or 0
+     */
+    int creditReceiveWindow(int bytes) {
+        if (remoteClosed || failure != null) {
+            return 0; // the client sends nothing more on this stream: no update needed
+        }
+        unackedConsumed += bytes;
+        if (unackedConsumed < initialRecvWindow / 2) {
+            return 0;
+        }
+        int increment = unackedConsumed;
+        unackedConsumed = 0;
+        recvWindow += increment;
+        return increment;
+    }
+
+    /**
+     * Queues request content; called by the producer under the lock.
+     *
+     * @param owner the pooled buffer {@code data} is a slice of, retained while the handler holds the chunk; null if
+     *     {@code data} is not pooled
+     * @return whether the handler is waiting for content and must be called back (outside the lock)
+     */
+    boolean onData(ByteBuffer data, RetainableByteBuffer owner, int flowControlledLength, boolean endStream) {
+        if (remoteClosed) {
+            throw Http2Exception.stream(id, ErrorCode.STREAM_CLOSED, "DATA after END_STREAM");
+        }
+        contentReceived += data.remaining();
+        if (expectedContentLength >= 0
+                && (contentReceived > expectedContentLength
+                        || (endStream && contentReceived != expectedContentLength))) {
+            throw Http2Exception.stream(
+                    id,
+                    ErrorCode.PROTOCOL_ERROR,
+                    "content-length " + expectedContentLength + " but " + contentReceived + " bytes of DATA");
+        }
+        if (data.hasRemaining()) {
+            if (owner != null) {
+                owner.retain();
+            }
+            content.add(new DataChunk(this, data, owner, flowControlledLength));
+        }
+        if (endStream) {
+            remoteClosed = true;
+        }
+        lastProgressNanos = System.nanoTime();
+        return takeDemand();
+    }
+
+    /** Trailers ended the content. */
+    boolean onTrailers(HttpFields trailers) {
+        remoteClosed = true;
+        return takeDemand();
+    }
+
+    /** The stream was reset or the connection failed: content reads fail, pending writes fail. */
+    boolean onFailure(Throwable cause) {
+        if (failure == null) {
+            failure = cause;
+        }
+        return takeDemand();
+    }
+
+    private boolean takeDemand() {
+        if (demanding) {
+            demanding = false;
+            return true;
+        }
+        return false;
+    }
+
+    boolean isRemoteClosed() {
+        return remoteClosed;
+    }
+
+    // --- HttpStream: content ---------------------------------------------------------------------------------------
+
+    @Override
+    public Content.Chunk read() {
+        session.lock().lock();
+        try {
+            Content.Chunk chunk = content.poll();
+            if (chunk != null) {
+                return chunk;
+            }
+            if (failure != null) {
+                return Content.Chunk.failed(failure);
+            }
+            if (remoteClosed) {
+                return Content.Chunk.EOF;
+            }
+            return null;
+        } finally {
+            session.lock().unlock();
+        }
+    }
+
+    @Override
+    public void demand() {
+        boolean now;
+        session.lock().lock();
+        try {
+            now = !content.isEmpty() || failure != null || remoteClosed;
+            if (!now) {
+                demanding = true;
+            }
+        } finally {
+            session.lock().unlock();
+        }
+        if (now) {
+            exchange.onContentAvailable();
+        }
+    }
+
+    /** A chunk was consumed: its bytes reopen the stream's window. */
+    void chunkReleased(int flowControlledLength) {
+        session.onContentConsumed(this, flowControlledLength);
+    }
+
+    // --- HttpStream: sending ---------------------------------------------------------------------------------------
+
+    @Override
+    public void send(
+            ResponseHead head, ByteBuffer content, boolean last, Supplier<HttpFields> trailers, Callback callback) {
+        HttpFields trailerFields = null;
+        if (last && trailers != null) {
+            HttpFields supplied = trailers.get();
+            if (supplied != null && !supplied.isEmpty()) {
+                trailerFields = supplied;
+            }
+        }
+        lastProgressNanos = System.nanoTime();
+        session.send(new Http2Flusher.ResponseEntry(
+                this,
+                head == null ? 0 : head.status(),
+                head == null ? null : withContentLength(head),
+                content,
+                last,
+                trailerFields,
+                callback));
+    }
+
+    private static HttpFields withContentLength(ResponseHead head) {
+        HttpFields fields = head.fields();
+        if (head.contentLength() >= 0 && !fields.contains(dev.quarry.http.HttpHeader.CONTENT_LENGTH)) {
+            fields.put(dev.quarry.http.HttpHeader.CONTENT_LENGTH, Long.toString(head.contentLength()));
+        }
+        return fields;
+    }
+
+    int sendWindow() {
+        return sendWindow;
+    }
+
+    void consumeSendWindow(int bytes) {
+        sendWindow -= bytes;
+        lastProgressNanos = System.nanoTime();
+    }
+
+    /**
+     * Changes the send window (WINDOW_UPDATE or a SETTINGS_INITIAL_WINDOW_SIZE change), under the lock.
+     *
+     * @return false if the window would exceed 2^31-1 (a flow-control error)
+     */
+    boolean updateSendWindow(int delta) {
+        long next = (long) sendWindow + delta;
+        if (next > Integer.MAX_VALUE) {
+            return false;
+        }
+        sendWindow = (int) next;
+        return true;
+    }
+
+    void onEndStreamSent() {
+        endStreamSent = true;
+    }
+
+    boolean isEndStreamSent() {
+        return endStreamSent;
+    }
+
+    long lastProgressNanos() {
+        return lastProgressNanos;
+    }
+
+    boolean isCompleted() {
+        return completed;
+    }
+
+    @Override
+    public void succeeded() {
+        completed = true;
+        session.onStreamCompleted(this);
+    }
+
+    @Override
+    public void failed(Throwable failure) {
+        completed = true;
+        session.resetStream(this, ErrorCode.INTERNAL_ERROR, failure);
+    }
+
+    /** Releases queued content that will never be read. Under the lock. */
+    void releaseContent() {
+        Content.Chunk chunk;
+        while ((chunk = content.poll()) != null) {
+            chunk.release();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Http2Stream{" + id + (remoteClosed ? ", remote closed" : "") + (endStreamSent ? ", local closed" : "")
+                + (failure != null ? ", failed" : "") + ", sendWindow=" + sendWindow + "}";
+    }
+
+    /** Content of one DATA frame: shares the input buffer, and reopens the window when released (once). */
+    private static final class DataChunk extends Content.Chunk {
+        private final Http2Stream stream;
+        private final int flowControlledLength;
+        private RetainableByteBuffer owner;
+        private boolean released;
+
+        DataChunk(Http2Stream stream, ByteBuffer data, RetainableByteBuffer owner, int flowControlledLength) {
+            super(data, false);
+            this.stream = stream;
+            this.owner = owner;
+            this.flowControlledLength = flowControlledLength;
+        }
+
+        @Override
+        public void release() {
+            if (released) {
+                return;
+            }
+            released = true;
+            RetainableByteBuffer current = owner;
+            owner = null;
+            if (current != null) {
+                current.release();
+            }
+            if (flowControlledLength > 0) {
+                stream.chunkReleased(flowControlledLength);
+            }
+        }
+    }
+}
