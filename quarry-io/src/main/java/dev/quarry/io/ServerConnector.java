@@ -25,6 +25,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
@@ -40,7 +41,7 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Thread-safety: start/stop from one thread; statistics from any.
  */
-public final class ServerConnector implements LifeCycle, Dumpable {
+public final class ServerConnector implements LifeCycle, Dumpable, ConnectorMXBean {
     private static final System.Logger LOG = System.getLogger(ServerConnector.class.getName());
 
     private final Config config;
@@ -50,6 +51,8 @@ public final class ServerConnector implements LifeCycle, Dumpable {
     private final AtomicLong accepted = new AtomicLong();
     private final AtomicLong closed = new AtomicLong();
     private final AtomicLong maxOpen = new AtomicLong();
+    private final LongAdder closedBytesIn = new LongAdder();
+    private final LongAdder closedBytesOut = new LongAdder();
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition allClosed = lock.newCondition();
     private final List<Thread> acceptors = new ArrayList<>();
@@ -191,6 +194,8 @@ public final class ServerConnector implements LifeCycle, Dumpable {
     private void onEndPointClosed(EndPoint endPoint) {
         if (endPoint != null) {
             endPoints.remove(endPoint);
+            closedBytesIn.add(endPoint.bytesIn());
+            closedBytesOut.add(endPoint.bytesOut());
         }
         closed.incrementAndGet();
         releasePermit();
@@ -350,6 +355,59 @@ public final class ServerConnector implements LifeCycle, Dumpable {
     /** @return the most connections open at once since start */
     public long maxOpenConnections() {
         return maxOpen.get();
+    }
+
+    /** @return bytes read since start, by closed and open connections (the latter read without synchronisation) */
+    public long bytesIn() {
+        long total = closedBytesIn.sum();
+        for (EndPoint endPoint : endPoints) {
+            total += endPoint.bytesIn();
+        }
+        return total;
+    }
+
+    /** @return bytes written since start, by closed and open connections */
+    public long bytesOut() {
+        long total = closedBytesOut.sum();
+        for (EndPoint endPoint : endPoints) {
+            total += endPoint.bytesOut();
+        }
+        return total;
+    }
+
+    @Override
+    public String getDescription() {
+        return describe();
+    }
+
+    @Override
+    public long getOpenConnections() {
+        return openConnections();
+    }
+
+    @Override
+    public long getAcceptedConnections() {
+        return acceptedConnections();
+    }
+
+    @Override
+    public long getMaxOpenConnections() {
+        return maxOpenConnections();
+    }
+
+    @Override
+    public long getBytesIn() {
+        return bytesIn();
+    }
+
+    @Override
+    public long getBytesOut() {
+        return bytesOut();
+    }
+
+    @Override
+    public int getMaxConnections() {
+        return config.maxConnections();
     }
 
     /** @return the selectors of this connector */

@@ -33,6 +33,10 @@ public final class ServerBuilder {
     boolean h2c = true;
     ByteBufferPool buffers;
     String name = "quarry";
+    String statusPath;
+    boolean jmx;
+    final List<StatusContributor> contributors = new ArrayList<>();
+    final java.util.Map<String, Object> mbeans = new java.util.LinkedHashMap<>();
 
     ServerBuilder() {}
 
@@ -266,6 +270,54 @@ public final class ServerBuilder {
      */
     public ServerBuilder name(String name) {
         this.name = Objects.requireNonNull(name, "name");
+        return this;
+    }
+
+    /**
+     * Serves the status page at {@code path} (HTML, refreshing itself) and {@code path + ".json"}.
+     *
+     * @param path e.g. {@code /quarry/status}
+     * @return this
+     */
+    public ServerBuilder statusPage(String path) {
+        if (!path.startsWith("/") || path.endsWith("/")) {
+            throw new IllegalArgumentException("status path must start and not end with '/': " + path);
+        }
+        this.statusPath = path;
+        return this;
+    }
+
+    /**
+     * Adds a section to the status page.
+     *
+     * @param contributor the section
+     * @return this
+     */
+    public ServerBuilder statusContributor(StatusContributor contributor) {
+        contributors.add(Objects.requireNonNull(contributor, "contributor"));
+        return this;
+    }
+
+    /**
+     * Registers JMX MBeans on start: the thread pool (its sizes are writable), the connectors, and {@link #mbean}s.
+     *
+     * @param enabled whether to register
+     * @return this
+     */
+    public ServerBuilder jmx(boolean enabled) {
+        this.jmx = enabled;
+        return this;
+    }
+
+    /**
+     * Registers an extra MBean on start (e.g. the throttle's writable limits), when JMX is enabled.
+     *
+     * @param properties the key properties of its name, e.g. {@code type=Throttle}
+     * @param bean an MXBean implementation
+     * @return this
+     */
+    public ServerBuilder mbean(String properties, Object bean) {
+        mbeans.put(Objects.requireNonNull(properties, "properties"), Objects.requireNonNull(bean, "bean"));
         return this;
     }
 

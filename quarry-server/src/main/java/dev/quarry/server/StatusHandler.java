@@ -1,0 +1,126 @@
+package dev.quarry.server;
+
+import dev.quarry.core.Callback;
+import dev.quarry.http.HttpStatus;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+/**
+ * The status page: {@code GET .../status} as an HTML page that refreshes itself every two seconds and needs no
+ * external asset, and {@code GET .../status.json} as JSON. Non-blocking: it only reads counters.
+ */
+public final class StatusHandler implements AsyncHandler {
+    private final Supplier<ServerStatus> status;
+
+    /** @param status takes a snapshot */
+    public StatusHandler(Supplier<ServerStatus> status) {
+        this.status = Objects.requireNonNull(status, "status");
+    }
+
+    @Override
+    public void handle(Request request, Response response, Callback callback) {
+        ServerStatus snapshot = status.get();
+        boolean json = request.path().endsWith(".json");
+        String body = json ? snapshot.toJson() : html(snapshot);
+        response.status(HttpStatus.OK_200);
+        response.headers().put("Content-Type", json ? "application/json" : "text/html; charset=utf-8");
+        response.headers().put("Cache-Control", "no-store");
+        response.write(true, ByteBuffer.wrap(body.getBytes(StandardCharsets.UTF_8)), callback);
+    }
+
+    /** Renders a snapshot as a page: one table per section, nested maps and lists as nested tables. */
+    static String html(ServerStatus snapshot) {
+        StringBuilder out = new StringBuilder(8192);
+        out.append("""
+                <!DOCTYPE html>
+                <html lang="en"><head><meta charset="utf-8">
+                <meta http-equiv="refresh" content="2">
+                <meta name="viewport" content="width=device-width, initial-scale=1">
+                <title>Quarry status</title>
+                <style>
+                body{font:14px/1.4 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em;color:#222;background:#fafafa}
+                h1{font-size:1.5em;margin:0 0 .2em} .sub{color:#666;margin-bottom:1.5em}
+                section{display:inline-block;vertical-align:top;margin:0 1.5em 1.5em 0;background:#fff;
+                border:1px solid #ddd;border-radius:6px;padding:.6em 1em;min-width:18em}
+                h2{font-size:1.05em;margin:.2em 0 .5em;text-transform:capitalize}
+                table{border-collapse:collapse} td{padding:.15em .6em .15em 0;vertical-align:top}
+                td.k{color:#555} td.v{font-variant-numeric:tabular-nums;text-align:right}
+                td.v table td.v{text-align:right}
+                </style></head><body>
+                """);
+        out.append("<h1>Quarry status</h1><div class=\"sub\">")
+                .append(escape(snapshot.name()))
+                .append(" &middot; up ")
+                .append(formatDuration(snapshot.uptime().toSeconds()))
+                .append(" &middot; refreshes every 2 s &middot; <a href=\"status.json\">status.json</a></div>\n");
+        for (Map.Entry<String, Object> section : snapshot.sections().entrySet()) {
+            out.append("<section><h2>").append(escape(section.getKey())).append("</h2>");
+            value(out, section.getValue());
+            out.append("</section>\n");
+        }
+        out.append("</body></html>\n");
+        return out.toString();
+    }
+
+    private static void value(StringBuilder out, Object value) {
+        if (value instanceof Map<?, ?> map) {
+            out.append("<table>");
+            for (Map.Entry<?, ?> entry : map.entrySet()) {
+                out.append("<tr><td class=\"k\">")
+                        .append(escape(String.valueOf(entry.getKey())))
+                        .append("</td><td class=\"v\">");
+                value(out, entry.getValue());
+                out.append("</td></tr>");
+            }
+            out.append("</table>");
+        } else if (value instanceof List<?> list) {
+            if (list.isEmpty()) {
+                out.append("&ndash;");
+            }
+            for (Object item : list) {
+                value(out, item);
+            }
+        } else if (value instanceof Double d) {
+            out.append(String.format(java.util.Locale.ROOT, "%,.2f", d));
+        } else if (value instanceof Long || value instanceof Integer) {
+            out.append(String.format(java.util.Locale.ROOT, "%,d", ((Number) value).longValue()));
+        } else {
+            out.append(escape(String.valueOf(value)));
+        }
+    }
+
+    static String escape(String text) {
+        StringBuilder out = new StringBuilder(text.length());
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            switch (c) {
+                case '<' -> out.append("&lt;");
+                case '>' -> out.append("&gt;");
+                case '&' -> out.append("&amp;");
+                case '"' -> out.append("&quot;");
+                case '\'' -> out.append("&#39;");
+                default -> out.append(c);
+            }
+        }
+        return out.toString();
+    }
+
+    private static String formatDuration(long seconds) {
+        if (seconds < 60) {
+            return seconds + " s";
+        }
+        if (seconds < 3600) {
+            return seconds / 60 + " min " + seconds % 60 + " s";
+        }
+        return seconds / 3600 + " h " + (seconds % 3600) / 60 + " min";
+    }
+
+    @Override
+    public String toString() {
+        return "StatusHandler";
+    }
+}
