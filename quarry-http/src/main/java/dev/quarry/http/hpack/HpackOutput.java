@@ -2,6 +2,7 @@ package dev.quarry.http.hpack;
 
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.Objects;
 
 /**
  * A growable array of octets that {@link HpackEncoder} writes header blocks into, reused from block to block. The
@@ -67,6 +68,21 @@ public final class HpackOutput {
      */
     public void copyTo(ByteBuffer target) {
         target.put(bytes, 0, size);
+    }
+
+    /**
+     * Copies part of the octets written into {@code target} at its position, advancing it: how the HTTP/2 layer cuts a
+     * block into frames without a view object per frame.
+     *
+     * @param target where to copy
+     * @param from the index of the first octet to copy
+     * @param length how many octets to copy
+     * @throws IndexOutOfBoundsException if {@code [from, from + length)} is not within {@link #size()}
+     * @throws java.nio.BufferOverflowException if {@code target} has less than {@code length} octets remaining
+     */
+    public void copyTo(ByteBuffer target, int from, int length) {
+        Objects.checkFromIndexSize(from, length, size);
+        target.put(bytes, from, length);
     }
 
     @Override
