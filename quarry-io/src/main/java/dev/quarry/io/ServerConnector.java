@@ -429,7 +429,8 @@ public final class ServerConnector implements LifeCycle, Dumpable, ConnectorMXBe
         builder.append(" on ");
         SocketAddress address = boundAddress;
         if (address instanceof InetSocketAddress inet) {
-            String host = inet.getAddress().getHostAddress();
+            // A wildcard bind is dual-stack (IPv6 "::" accepting IPv4 too): print it the way people write it.
+            String host = inet.getAddress().isAnyLocalAddress() ? "0.0.0.0" : inet.getAddress().getHostAddress();
             builder.append(host.contains(":") ? "[" + host + "]" : host)
                     .append(':')
                     .append(inet.getPort());
