@@ -88,6 +88,7 @@ public final class Http2ServerConnection extends AbstractConnection
     private int connectionUnacked;
     private int peerInitialWindow = Http2Settings.DEFAULT_INITIAL_WINDOW_SIZE;
     private boolean settingsReceived;
+    private boolean drained;
     private volatile boolean goAwaySent;
     private volatile boolean closing;
     private volatile boolean closed;
@@ -302,9 +303,20 @@ public final class Http2ServerConnection extends AbstractConnection
 
     /** Reads more bytes; false when none are available now (fill interest registered) or the input ended. */
     private boolean fill() throws IOException {
+        if (drained) {
+            // The last read did not fill the buffer: the socket had nothing more, so reading now would return 0.
+            drained = false;
+            if (input != null && !input.byteBuffer().hasRemaining() && !input.isRetained()) {
+                input.release();
+                input = null;
+            }
+            fillInterested();
+            return false;
+        }
         ensureInput(0);
         ByteBuffer in = input.byteBuffer();
         in.compact();
+        int space = in.remaining();
         int read;
         try {
             read = endPoint().fill(in);
@@ -312,6 +324,7 @@ public final class Http2ServerConnection extends AbstractConnection
             in.flip();
         }
         if (read > 0) {
+            drained = read < space;
             return true;
         }
         if (read == 0) {
