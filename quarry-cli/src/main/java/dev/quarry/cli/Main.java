@@ -35,7 +35,8 @@ public final class Main {
               --host HOST             address to bind (default: all interfaces)
               --unix PATH             listen on a Unix-domain socket instead of TCP
               --idle-timeout SECONDS  close connections idle this long (default 30; also 500ms, 5m)
-              --h2c on|off            also speak HTTP/2 cleartext on the same port (default on)
+              --h2c on|off|only       also speak HTTP/2 cleartext on the same port (default on);
+                                      only: HTTP/2 by prior knowledge only, no HTTP/1.1
               --virtual-threads on|off  run blocking handlers on virtual threads (default on)
               --threads N             maximum platform threads (default: 8 per core, at least 16)
               --selectors N           selector threads (default: 1 per 4 cores, at least 1)
@@ -103,18 +104,25 @@ public final class Main {
     /** The connector and thread options shared by the server commands. */
     static ServerBuilder serverBuilder(Options options) {
         ServerBuilder builder = Server.builder();
+        String h2c = options.string("h2c").orElse("on").trim().toLowerCase(java.util.Locale.ROOT);
+        if (!h2c.equals("on") && !h2c.equals("off") && !h2c.equals("only")) {
+            throw new Options.UsageException("--h2c must be on, off or only, not '" + h2c + "'");
+        }
         if (options.string("unix").isPresent()) {
             builder.unix(Path.of(options.string("unix").get()));
         } else {
             int port = options.integer("port", 8080, 0, 65535);
-            if (options.string("host").isPresent()) {
-                builder.http(options.string("host").get(), port);
+            String host = options.string("host").orElse(null);
+            if (h2c.equals("only")) {
+                builder.http2(host, port);
+            } else if (host != null) {
+                builder.http(host, port);
             } else {
                 builder.http(port);
             }
         }
+        builder.h2c(!h2c.equals("off"));
         builder.idleTimeout(options.duration("idle-timeout", Duration.ofSeconds(30)));
-        builder.h2c(options.onOff("h2c", true));
         builder.virtualThreads(options.onOff("virtual-threads", true));
         if (options.string("threads").isPresent()) {
             builder.maxThreads(options.integer("threads", 16, 2, 100_000));

@@ -17,6 +17,7 @@ import dev.quarry.server.internal.Http1ConnectionFactory;
 import dev.quarry.server.internal.ServerContext;
 import dev.quarry.server.internal.ServerStatistics;
 import dev.quarry.server.internal.h2.Http2ConnectionFactory;
+import dev.quarry.server.internal.h2.Http2OnlyConnectionFactory;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
@@ -161,11 +162,12 @@ public final class Server implements Dumpable {
         if (config.h2c) {
             context = context.withHttp2(Optional.of(new Http2ConnectionFactory(context)));
         }
-        List<ConnectionFactory> factories = new ArrayList<>();
-        factories.add(new Http1ConnectionFactory(context));
+        List<ConnectionFactory> mixed = new ArrayList<>();
+        mixed.add(new Http1ConnectionFactory(context));
         if (context.http2().isPresent()) {
-            factories.add(protocolOnly("h2c"));
+            mixed.add(protocolOnly("h2c"));
         }
+        List<ConnectionFactory> http2Only = List.of(new Http2OnlyConnectionFactory(context));
         int index = 0;
         for (ServerBuilder.ListenSpec listen : config.listeners) {
             ServerConnector.Config connectorConfig = new ServerConnector.Config(
@@ -178,7 +180,7 @@ public final class Server implements Dumpable {
                     config.selectors,
                     config.maxConnections,
                     config.idleTimeout,
-                    factories);
+                    listen.http2Only() ? http2Only : mixed);
             ServerConnector connector = ServerConnector.create(connectorConfig, threadPool, IdleTimeouts.of(timer));
             connector.start();
             connectors.add(connector);

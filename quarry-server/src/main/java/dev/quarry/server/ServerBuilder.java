@@ -47,7 +47,20 @@ public final class ServerBuilder {
      * @return this
      */
     public ServerBuilder http(int port) {
-        listeners.add(new ListenSpec(Optional.empty(), port, Optional.empty()));
+        listeners.add(new ListenSpec(Optional.empty(), port, Optional.empty(), false));
+        return this;
+    }
+
+    /**
+     * Listens on a TCP port for HTTP/2 only, by prior knowledge (h2c without HTTP/1.1): for clients and proxies that
+     * speak HTTP/2 from the first byte. Anything but the HTTP/2 preface is answered with GOAWAY and closed.
+     *
+     * @param host the address to bind, or null for all interfaces
+     * @param port the port; 0 picks a free one
+     * @return this
+     */
+    public ServerBuilder http2(String host, int port) {
+        listeners.add(new ListenSpec(Optional.ofNullable(host), port, Optional.empty(), true));
         return this;
     }
 
@@ -59,7 +72,7 @@ public final class ServerBuilder {
      * @return this
      */
     public ServerBuilder http(String host, int port) {
-        listeners.add(new ListenSpec(Optional.of(host), port, Optional.empty()));
+        listeners.add(new ListenSpec(Optional.of(host), port, Optional.empty(), false));
         return this;
     }
 
@@ -70,7 +83,7 @@ public final class ServerBuilder {
      * @return this
      */
     public ServerBuilder unix(Path path) {
-        listeners.add(new ListenSpec(Optional.empty(), 0, Optional.of(path)));
+        listeners.add(new ListenSpec(Optional.empty(), 0, Optional.of(path), false));
         return this;
     }
 
@@ -338,6 +351,6 @@ public final class ServerBuilder {
         return new Server(this);
     }
 
-    /** Where to listen: a TCP host/port, or a Unix socket path. */
-    record ListenSpec(Optional<String> host, int port, Optional<Path> unix) {}
+    /** Where to listen: a TCP host/port, or a Unix socket path; HTTP/1.1 and h2c, or HTTP/2 only. */
+    record ListenSpec(Optional<String> host, int port, Optional<Path> unix, boolean http2Only) {}
 }

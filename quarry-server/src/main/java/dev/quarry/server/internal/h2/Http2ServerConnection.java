@@ -467,9 +467,14 @@ public final class Http2ServerConnection extends AbstractConnection
         lock.lock();
         try {
             wake = stream.onTrailers(trailers);
+            if (stream.isCompleted()) {
+                streams.remove(stream.id()); // both sides are done now
+                wake = false;
+            }
         } finally {
             lock.unlock();
         }
+        afterStreamRemoved();
         if (wake) {
             stream.exchange().onContentAvailable();
         }
@@ -498,14 +503,35 @@ public final class Http2ServerConnection extends AbstractConnection
             return;
         }
         boolean wake;
+        boolean discard;
         lock.lock();
         try {
             if (!stream.consumeReceiveWindow(flowControlledLength)) {
                 throw Http2Exception.stream(streamId, ErrorCode.FLOW_CONTROL_ERROR, "DATA beyond the stream window");
             }
-            wake = stream.onData(data, input, flowControlledLength, endStream);
+            discard = stream.isCompleted();
+            if (discard) {
+                // The response is complete and the handler gone: nobody will read this, just keep the windows open.
+                if (stream.isRemoteClosed()) {
+                    throw Http2Exception.stream(streamId, ErrorCode.STREAM_CLOSED, "DATA after END_STREAM");
+                }
+                if (endStream) {
+                    stream.onTrailers(null);
+                    streams.remove(streamId);
+                }
+                wake = false;
+            } else {
+                wake = stream.onData(data, input, flowControlledLength, endStream);
+            }
         } finally {
             lock.unlock();
+        }
+        if (discard) {
+            if (flowControlledLength > 0) {
+                onContentConsumed(stream, flowControlledLength);
+            }
+            afterStreamRemoved();
+            return;
         }
         if (!data.hasRemaining() && flowControlledLength > 0) {
             onContentConsumed(stream, flowControlledLength); // padding only: nothing for the handler to consume
@@ -546,9 +572,13 @@ public final class Http2ServerConnection extends AbstractConnection
         lock.lock();
         try {
             stream = streams.remove(streamId);
+            if (stream != null) {
+                stream.markReset(); // the abort of its exchange must not answer with another RST_STREAM
+            }
         } finally {
             lock.unlock();
         }
+        rememberPeerReset(streamId);
         if (stream == null) {
             return;
         }
@@ -567,8 +597,10 @@ public final class Http2ServerConnection extends AbstractConnection
             throw Http2Exception.connection(ErrorCode.ENHANCE_YOUR_CALM, "too many SETTINGS frames");
         }
         settingsReceived = true;
-        applySettings(settings);
+        // Queue the ACK before applying: a window opened by the new settings may release DATA at once, and the peer
+        // expects the ACK first.
         flusher.offer(new Http2Flusher.ControlEntry(generator::settingsAck, Callback.NOOP));
+        applySettings(settings);
         flusher.iterate();
     }
 
@@ -692,14 +724,18 @@ public final class Http2ServerConnection extends AbstractConnection
         lock.lock();
         try {
             stream = streams.remove(error.streamId());
+            if (stream != null && !stream.markReset()) {
+                return; // already reset
+            }
         } finally {
             lock.unlock();
         }
+        // The RST_STREAM first: failing the stream's exchange below must not be what the client sees.
+        sendReset(error.streamId(), error.error());
         if (stream != null) {
             failStream(stream, new IOException(error.getMessage()));
             afterStreamRemoved();
         }
-        sendReset(error.streamId(), error.error());
     }
 
     // --- streams (any thread) ------------------------------------------------------------------------------------
@@ -737,32 +773,36 @@ public final class Http2ServerConnection extends AbstractConnection
 
     /** The exchange of a stream completed: the response was sent and the handler is done. */
     void onStreamCompleted(Http2Stream stream) {
-        boolean resetUnread;
         lock.lock();
         try {
-            resetUnread = !stream.isRemoteClosed();
-            streams.remove(stream.id());
             stream.releaseContent();
+            if (stream.isRemoteClosed()) {
+                streams.remove(stream.id());
+            }
+            // Otherwise the stream stays half-closed (local) until the client ends or resets it: its frames are still
+            // judged by the stream rules (window overflow, DATA after END_STREAM) and its DATA is discarded with the
+            // window kept open. A client that never ends it is reset by the stream idle timeout.
         } finally {
             lock.unlock();
-        }
-        if (resetUnread) {
-            // RFC 9113 8.1: the response is complete but the client is still sending: stop it.
-            sendReset(stream.id(), ErrorCode.NO_ERROR);
         }
         afterStreamRemoved();
     }
 
     /** Resets a stream from our side: its handler's pending reads and writes fail. */
     void resetStream(Http2Stream stream, ErrorCode error, Throwable cause) {
+        boolean first;
         lock.lock();
         try {
             streams.remove(stream.id());
+            first = stream.markReset();
         } finally {
             lock.unlock();
         }
-        failStream(stream, cause);
+        if (!first) {
+            return; // reset already, by the client or by us
+        }
         sendReset(stream.id(), error);
+        failStream(stream, cause);
         afterStreamRemoved();
     }
 
@@ -791,6 +831,15 @@ public final class Http2ServerConnection extends AbstractConnection
 
     private void rememberReset(int streamId) {
         recentlyReset[recentlyResetIndex++ % RECENTLY_RESET] = streamId;
+    }
+
+    /** Streams the client reset: a later frame on them is a STREAM_CLOSED error (RFC 9113 5.1), not ignored. */
+    private void rememberPeerReset(int streamId) {
+        for (int i = 0; i < RECENTLY_RESET; i++) {
+            if (recentlyReset[i] == streamId) {
+                recentlyReset[i] = 0;
+            }
+        }
     }
 
     private boolean wasRecentlyReset(int streamId) {
@@ -980,7 +1029,7 @@ public final class Http2ServerConnection extends AbstractConnection
         for (Http2Stream stream : expired) {
             resetStream(
                     stream,
-                    ErrorCode.CANCEL,
+                    stream.isCompleted() ? ErrorCode.NO_ERROR : ErrorCode.CANCEL,
                     new TimeoutException(
                             "stream " + stream.id() + " made no progress for " + config.streamIdleTimeout()));
         }

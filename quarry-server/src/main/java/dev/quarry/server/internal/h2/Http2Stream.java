@@ -39,6 +39,7 @@ final class Http2Stream implements HttpStream {
     private long contentReceived;
     private long expectedContentLength = -1;
     private volatile long lastProgressNanos = System.nanoTime();
+    private boolean reset;
 
     Http2Stream(int id, Http2ServerConnection session, int sendWindow) {
         this.id = id;
@@ -267,6 +268,20 @@ final class Http2Stream implements HttpStream {
 
     boolean isCompleted() {
         return completed;
+    }
+
+    /**
+     * Marks the stream reset (by either side), under the lock: a stream is reset at most once, and never in answer to
+     * the peer's own RST_STREAM (RFC 9113 5.4.2).
+     *
+     * @return true if it was not reset before
+     */
+    boolean markReset() {
+        if (reset) {
+            return false;
+        }
+        reset = true;
+        return true;
     }
 
     @Override
