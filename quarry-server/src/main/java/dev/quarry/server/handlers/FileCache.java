@@ -66,15 +66,21 @@ final class FileCache {
         return slot.resource;
     }
 
-    /** Adds or replaces the resource of its key, evicting as needed. */
+    /** Adds or replaces the resource of its key, evicting as needed; drops the key if the resource is too big. */
     void put(StaticResource resource) {
         long cost = resource.cost();
-        if (cost > maxBytes) {
-            return;
-        }
         lock.lock();
         try {
             Slot slot = slots.get(resource.key);
+            if (cost > maxBytes) {
+                // Too big to cache: an older, smaller version of it must not stay and be served instead.
+                if (slot != null) {
+                    slots.remove(resource.key, slot);
+                    clock.remove(slot);
+                    bytes = bytes - slot.cost;
+                }
+                return;
+            }
             long total = bytes;
             if (slot != null) {
                 total += cost - slot.cost;

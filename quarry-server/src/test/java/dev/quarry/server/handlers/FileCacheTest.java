@@ -175,4 +175,18 @@ class FileCacheTest extends StaticFilesTestSupport {
         assertNull(cache.get("a"));
         assertEquals(0, cache.statistics().bytes());
     }
+
+    @Test
+    void aVersionTooBigToCacheReplacesTheCachedOne() throws Exception {
+        FileResolver resolver = new FileResolver(root.toRealPath(), false, false, 4096, MimeTypes.defaults());
+        FileCache cache = new FileCache(StaticResource.OVERHEAD + 1500);
+        StaticResource small = resource(resolver, "a");
+        cache.put(small);
+        assertSame(small, cache.get("a"));
+        write("a", "z".repeat(2000));
+        cache.put((StaticResource) resolver.resolve("a", small));
+        assertNull(cache.get("a"), "the old version is gone");
+        assertEquals(0, cache.statistics().bytes());
+        assertEquals(0, cache.statistics().entries());
+    }
 }

@@ -199,6 +199,29 @@ class ZeroCopyTest extends StaticFilesTestSupport {
     }
 
     @Test
+    void aClientThatLeavesDuringATransferAbortsTheExchangeAndLeaksNothing() throws Exception {
+        randomFile("leave.bin", 32L * MIB);
+        start();
+        try (Socket socket = new Socket()) {
+            socket.setReceiveBufferSize(16 * 1024);
+            socket.connect(new java.net.InetSocketAddress("127.0.0.1", server.port()));
+            socket.getOutputStream()
+                    .write("GET /leave.bin HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            InputStream in = socket.getInputStream();
+            readHead(in);
+            in.readNBytes(100_000);
+            socket.setSoLinger(true, 0); // reset: the pending transfer fails at once
+        }
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        while (server.statistics().aborted() == 0) {
+            assertTrue(System.nanoTime() < deadline, "the exchange was never aborted");
+            Thread.sleep(5); // polling interval of a condition wait
+        }
+        assertEquals(0, server.statistics().fileTransfers(), "the transfer did not complete");
+        // The leak-tracking pool checks after the test that the connection released its buffers.
+    }
+
+    @Test
     void headOfALargeFileTransfersNothing() throws Exception {
         randomFile("big.bin", 2L * MIB);
         start();
