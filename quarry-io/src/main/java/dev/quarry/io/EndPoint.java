@@ -4,6 +4,7 @@ import dev.quarry.core.Callback;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 
 /**
  * One end of a byte stream (a TCP or Unix-domain socket), used without blocking.
@@ -68,6 +69,31 @@ public interface EndPoint {
      * @throws java.nio.channels.WritePendingException if a write is already pending
      */
     void write(Callback callback, ByteBuffer... buffers);
+
+    /**
+     * @return whether {@link #transfer} sends file bytes to the peer without copying them through the JVM; false for
+     *     endpoints that must transform the bytes (TLS), which then do not support {@link #transfer} at all
+     */
+    default boolean canTransferFiles() {
+        return false;
+    }
+
+    /**
+     * Transfers a region of a file to the peer without copying it through the JVM ({@link FileChannel#transferTo},
+     * {@code sendfile} on Linux), asynchronously: as much as the socket takes now, the rest when it can take more. It
+     * counts as the one pending write: no {@link #write} may start before the callback completes.
+     *
+     * @param callback succeeded once the whole region was sent; failed if the transfer fails, the file ends before
+     *     the region does, or the endpoint closes
+     * @param file the file, open for reading; not closed, and owned by the endpoint until the callback completes
+     * @param position where the region starts in the file
+     * @param count how many bytes to send
+     * @throws java.nio.channels.WritePendingException if a write or transfer is already pending
+     * @throws UnsupportedOperationException if {@link #canTransferFiles()} is false
+     */
+    default void transfer(Callback callback, FileChannel file, long position, long count) {
+        throw new UnsupportedOperationException("file transfer is not supported by " + this);
+    }
 
     /** Shuts the output down (sends FIN) once pending writes are done; the endpoint closes when input is done too. */
     void shutdownOutput();

@@ -3,6 +3,7 @@ package dev.quarry.io;
 import dev.quarry.core.Callback;
 import dev.quarry.core.Invocable;
 import dev.quarry.core.InvocationType;
+import java.io.EOFException;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.lang.invoke.MethodHandles;
@@ -12,6 +13,7 @@ import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.channels.CancelledKeyException;
 import java.nio.channels.ClosedChannelException;
+import java.nio.channels.FileChannel;
 import java.nio.channels.ReadPendingException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
@@ -27,7 +29,12 @@ import java.util.function.Consumer;
  * selector's producing thread, just before it selects, and only when desired and registered differ. So a connection
  * that is served in place and asks to read again before the next select costs no {@code epoll_ctl} at all.
  *
- * <p>Thread-safety: any thread; one fill interest and one write pending at a time.
+ * <p>A file region is sent with {@link FileChannel#transferTo} straight into the socket ({@code sendfile}): it is the
+ * pending write while it lasts, continues when the socket becomes writable, and yields the thread after
+ * {@value #TRANSFER_TURN} bytes even if the socket still takes more, so that one fast reader of a large file does not
+ * monopolise a selector thread.
+ *
+ * <p>Thread-safety: any thread; one fill interest and one write (or transfer) pending at a time.
  */
 public final class SocketEndPoint implements EndPoint {
     private static final System.Logger LOG = System.getLogger(SocketEndPoint.class.getName());
@@ -52,6 +59,8 @@ public final class SocketEndPoint implements EndPoint {
     private static final int INPUT_SHUTDOWN = 1;
     private static final int OUTPUT_SHUTDOWN = 2;
     private static final int CLOSED = 4;
+    // Bytes one run of a transfer sends before it lets the selector serve other endpoints.
+    static final long TRANSFER_TURN = 4L * 1024 * 1024;
 
     private final SocketChannel channel;
     private final ManagedSelector selector;
@@ -87,6 +96,10 @@ public final class SocketEndPoint implements EndPoint {
 
     // Written by the writing thread before publishing the write interest, read by the thread completing the write.
     private ByteBuffer[] pendingWrite;
+    // Likewise for a pending file transfer: the file, and the region still to send.
+    private FileChannel transferFile;
+    private long transferPosition;
+    private long transferRemaining;
     private volatile Connection connection;
     // Single writer at a time (the filling or the flushing thread); read racily by statistics.
     private long bytesIn;
@@ -239,6 +252,71 @@ public final class SocketEndPoint implements EndPoint {
         }
     }
 
+    @Override
+    public boolean canTransferFiles() {
+        return true;
+    }
+
+    @Override
+    public void transfer(Callback callback, FileChannel file, long position, long count) {
+        if (position < 0 || count < 0) {
+            throw new IllegalArgumentException("bad file region: position " + position + ", count " + count);
+        }
+        if (!WRITE_CALLBACK.compareAndSet(this, null, callback)) {
+            throw new WritePendingException();
+        }
+        transferFile = file;
+        transferPosition = position;
+        transferRemaining = count;
+        continueTransfer();
+    }
+
+    /** Sends what the socket takes of the pending transfer, then completes it or waits to be writable. */
+    private void continueTransfer() {
+        FileChannel file = transferFile;
+        if (file == null) {
+            return; // failed and cleared by a concurrent close
+        }
+        try {
+            if (isOutputShutdown()) {
+                throw new ClosedChannelException();
+            }
+            long position = transferPosition;
+            long remaining = transferRemaining;
+            long turn = 0;
+            while (remaining > 0 && turn < TRANSFER_TURN) {
+                long sent = file.transferTo(position, remaining, channel);
+                if (sent == 0) {
+                    if (position >= file.size()) {
+                        throw new EOFException("file ended at " + position + ", " + remaining
+                                + " bytes before the end of the region to send");
+                    }
+                    break; // the socket is full
+                }
+                position += sent;
+                remaining -= sent;
+                turn += sent;
+                bytesOut += sent;
+            }
+            if (turn > 0) {
+                idleTimeout.notIdle();
+            }
+            transferPosition = position;
+            transferRemaining = remaining;
+            if (remaining == 0) {
+                transferFile = null;
+                succeedWrite();
+            } else {
+                // Full socket: wait until writable. Turn used up: the key is writable already, so the selector comes
+                // straight back here after serving the other ready endpoints.
+                addInterest(SelectionKey.OP_WRITE);
+            }
+        } catch (IOException x) {
+            // The peer gets a truncated response: the connection decides (it aborts the exchange and closes).
+            failWrite(x);
+        }
+    }
+
     private void succeedWrite() {
         Callback callback = (Callback) WRITE_CALLBACK.getAndSet(this, null);
         if (callback != null) {
@@ -248,6 +326,7 @@ public final class SocketEndPoint implements EndPoint {
 
     private void failWrite(Throwable failure) {
         pendingWrite = null;
+        transferFile = null;
         Callback callback = (Callback) WRITE_CALLBACK.getAndSet(this, null);
         if (callback != null) {
             callback.failed(failure);
@@ -262,6 +341,10 @@ public final class SocketEndPoint implements EndPoint {
     }
 
     private void completeWrite() {
+        if (transferFile != null) {
+            continueTransfer();
+            return;
+        }
         ByteBuffer[] buffers = pendingWrite;
         if (buffers == null) {
             return;

@@ -25,6 +25,7 @@ import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.BufferOverflowException;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
@@ -38,7 +39,8 @@ import java.util.function.Supplier;
  * head and a small body are copied into one pooled direct buffer and written with one system call; the next read is
  * skipped when the last one did not fill the buffer (the socket is drained), so a request costs one read and one
  * write. Pipelined requests: responses completed in place while more requests are buffered are aggregated and written
- * together when the input runs dry.
+ * together when the input runs dry. File content of a response with a Content-Length goes zero-copy: the head is
+ * flushed, then the region is transferred from the file to the socket ({@link EndPoint#transfer}).
  *
  * <p>Threading: {@link #process()} runs on one thread at a time (the read callback is one-shot, and an exchange in
  * progress stops processing until it completes). An exchange's handler may read, write and complete from any thread;
@@ -65,6 +67,7 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
     private final HttpGenerator generator = new HttpGenerator();
     private final AtomicInteger exchangeState = new AtomicInteger(IDLE);
     private final SendCallback sendCallback = new SendCallback();
+    private final FileSend fileSend = new FileSend();
     private final Callback flushed = Callback.from(InvocationType.NON_BLOCKING, this::onFlushed, this::onWriteFailed);
     private final Runnable resumeProcessing = this::process;
     private RetainableByteBuffer input;
@@ -572,13 +575,7 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
         try {
             ensureOutput(context.config().outputBufferSize());
             if (head != null) {
-                if (continuePending) {
-                    // The response is committed before the body was asked for: the body will not be read, so the
-                    // connection cannot be reused (the client may still send it).
-                    continuePending = false;
-                    persistent = false;
-                }
-                framing = writeHead(head);
+                commit(head);
             }
             ByteBuffer out = output.byteBuffer();
             boolean body = framing != Framing.NONE;
@@ -640,6 +637,49 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
         } catch (Throwable x) {
             callback.failed(x);
         }
+    }
+
+    private void commit(ResponseHead head) {
+        if (continuePending) {
+            // The response is committed before the body was asked for: the body will not be read, so the connection
+            // cannot be reused (the client may still send it).
+            continuePending = false;
+            persistent = false;
+        }
+        framing = writeHead(head);
+    }
+
+    /** Zero-copy needs a transport that sends file bytes as they are and Content-Length framing (not chunked, not HEAD). */
+    @Override
+    public boolean canSendFile(ResponseHead head) {
+        if (!endPoint().canTransferFiles()) {
+            return false;
+        }
+        Framing next =
+                head != null ? HttpGenerator.framing(version, method, head.status(), head.contentLength()) : framing;
+        return next == Framing.CONTENT_LENGTH;
+    }
+
+    @Override
+    public void sendFile(
+            ResponseHead head, FileChannel file, long position, long count, boolean last, Callback callback) {
+        try {
+            ensureOutput(context.config().outputBufferSize());
+            if (head != null) {
+                commit(head);
+            }
+            if (framing != Framing.CONTENT_LENGTH) {
+                throw new IllegalStateException("cannot send a file zero-copy with framing " + framing);
+            }
+            if (last) {
+                generator.completeContent();
+            }
+            sendCallback.callback = callback;
+        } catch (Throwable x) {
+            callback.failed(x);
+            return;
+        }
+        fileSend.start(file, position, count);
     }
 
     private Framing writeHead(ResponseHead head) {
@@ -951,6 +991,69 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
         public InvocationType invocationType() {
             Callback current = callback;
             return current == null ? InvocationType.NON_BLOCKING : current.invocationType();
+        }
+    }
+
+    /**
+     * Sends a file region after what the output buffer holds (the head, and responses aggregated before it): first
+     * flushes the buffer, then transfers the region, then completes {@link #sendCallback}. One instance per
+     * connection, since one send is pending at a time.
+     */
+    private final class FileSend implements Callback {
+        private FileChannel file;
+        private long position;
+        private long count;
+        private boolean transferring;
+
+        void start(FileChannel file, long position, long count) {
+            this.file = file;
+            this.position = position;
+            this.count = count;
+            ByteBuffer out = output.byteBuffer();
+            if (out.position() == 0) {
+                transfer();
+                return;
+            }
+            out.flip();
+            transferring = false;
+            endPoint().write(this, out);
+        }
+
+        private void transfer() {
+            transferring = true;
+            endPoint().transfer(this, file, position, count);
+        }
+
+        @Override
+        public void succeeded() {
+            if (!transferring) {
+                output.byteBuffer().clear();
+                transfer();
+                return;
+            }
+            transferring = false;
+            file = null;
+            context.statistics().onFileTransfer(count);
+            sendCallback.succeeded();
+        }
+
+        @Override
+        public void failed(Throwable failure) {
+            transferring = false;
+            file = null;
+            sendCallback.failed(failure);
+        }
+
+        @Override
+        public InvocationType invocationType() {
+            // Flushing the head only starts the transfer; the transfer's end runs the handler's callback.
+            return sendCallback.invocationType();
+        }
+
+        @Override
+        public String toString() {
+            return "FileSend{" + (transferring ? "transferring " : "head, then ") + count + " bytes at " + position
+                    + "}";
         }
     }
 

@@ -4,6 +4,7 @@ import dev.quarry.core.Callback;
 import dev.quarry.http.HttpFields;
 import dev.quarry.server.Content;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.util.function.Supplier;
 
 /**
@@ -29,6 +30,34 @@ public interface HttpStream {
      * @param callback completed when written (or failed)
      */
     void send(ResponseHead head, ByteBuffer content, boolean last, Supplier<HttpFields> trailers, Callback callback);
+
+    /**
+     * Whether {@link #sendFile} can send response content straight from a file (zero-copy): the transport allows it
+     * and the framing of the response leaves the bytes as they are (a Content-Length, not chunked, not HEAD). Pure: asks,
+     * changes nothing.
+     *
+     * @param head the head the response would commit with its next write, or null if it is committed already
+     * @return whether {@link #sendFile} may be called for the next write
+     */
+    default boolean canSendFile(ResponseHead head) {
+        return false;
+    }
+
+    /**
+     * Sends response content from a file without copying it through the JVM; only after {@link #canSendFile} said
+     * yes for the same head.
+     *
+     * @param head the head, on the first send only (null afterwards)
+     * @param file the file; not closed
+     * @param position where the region starts
+     * @param count how many bytes
+     * @param last whether this completes the response
+     * @param callback completed when written (or failed)
+     */
+    default void sendFile(
+            ResponseHead head, FileChannel file, long position, long count, boolean last, Callback callback) {
+        callback.failed(new UnsupportedOperationException("sendFile is not supported by " + this));
+    }
 
     /**
      * The exchange completed: the response was fully sent and the handler is done. The stream may start the next

@@ -5,11 +5,13 @@ import dev.quarry.core.FutureCallback;
 import dev.quarry.core.InvocationType;
 import dev.quarry.http.HttpFields;
 import dev.quarry.http.HttpHeader;
+import dev.quarry.http.HttpMethod;
 import dev.quarry.http.HttpStatus;
 import dev.quarry.server.Response;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.channels.WritePendingException;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
@@ -19,7 +21,10 @@ import java.util.function.Supplier;
 
 /**
  * The response of one exchange. Commits at the first write: a single last write of a known size is sent with a
- * Content-Length, everything else as the protocol frames unknown lengths (chunked on HTTP/1.1).
+ * Content-Length, everything else as the protocol frames unknown lengths (chunked on HTTP/1.1). A file region goes
+ * from the file to the socket without a copy when the protocol can ({@link HttpStream#canSendFile}), else it is read
+ * in chunks. The content written must match a declared Content-Length, except for responses that have no content on
+ * the wire (HEAD, 1xx, 204, 304), which declare the length a GET would have had.
  *
  * <p>Thread-safety: one write at a time (enforced), from any thread; the write callback object is reused, so a
  * write allocates nothing.
@@ -36,6 +41,9 @@ public final class ServerResponse implements Response {
     private volatile boolean committed;
     private volatile boolean completed;
     private long declaredLength = -1;
+    private boolean bodyless;
+    // The head of the write in progress, set by begin() on the first write only; read right after it by the writer.
+    private ResponseHead head;
     private long written;
     private Supplier<HttpFields> trailers;
     private ResponseOutputStream outputStream;
@@ -81,37 +89,77 @@ public final class ServerResponse implements Response {
     public void write(boolean last, ByteBuffer content, Callback callback) {
         Objects.requireNonNull(content, "content");
         Objects.requireNonNull(callback, "callback");
+        if (!begin(content.remaining(), last, callback)) {
+            return;
+        }
+        exchange.stream().send(head, content, last, last ? trailers : null, writeCallback);
+    }
+
+    /**
+     * Sends the region zero-copy when the stream can, with nothing between the handler and this response; otherwise
+     * (HTTP/2, TLS, chunked or HEAD framing) reads it in chunks through {@link #write(boolean, ByteBuffer, Callback)}.
+     */
+    @Override
+    public void write(FileChannel file, long position, long count, boolean last, Callback callback) {
+        Objects.requireNonNull(file, "file");
+        Objects.requireNonNull(callback, "callback");
+        if (count > 0 && position >= 0 && !completed && !writing.get()) {
+            HttpStream stream = exchange.stream();
+            ResponseHead next = committed ? null : new ResponseHead(status, fields, lengthToDeclare(count, last));
+            if (stream.canSendFile(next)) {
+                if (begin(count, last, callback)) {
+                    stream.sendFile(head, file, position, count, last, writeCallback);
+                }
+                return;
+            }
+        }
+        Response.super.write(file, position, count, last, callback);
+    }
+
+    /**
+     * Starts a write: claims the single pending write, commits on the first one (setting {@link #head}, else null),
+     * checks the length against a declared Content-Length and arms the write callback.
+     *
+     * @return whether to send; false if the callback was already failed
+     */
+    private boolean begin(long length, boolean last, Callback callback) {
         if (completed) {
             callback.failed(new IllegalStateException("response already completed"));
-            return;
+            return false;
         }
         if (!writing.compareAndSet(false, true)) {
             throw new WritePendingException();
         }
-        ResponseHead head = null;
-        int length = content.remaining();
+        head = null;
         if (!committed) {
-            OptionalLong declared = fields.getLong(HttpHeader.CONTENT_LENGTH);
-            declaredLength = declared.isPresent() ? declared.getAsLong() : last ? length : -1;
+            declaredLength = lengthToDeclare(length, last);
             head = new ResponseHead(status, fields, declaredLength);
+            bodyless = HttpStatus.hasNoBody(status)
+                    || HttpMethod.HEAD.is(exchange.request().method());
             committed = true;
             exchange.onCommit(status);
         }
         written += length;
-        if (declaredLength >= 0 && (written > declaredLength || (last && written < declaredLength))) {
+        if (declaredLength >= 0 && !bodyless && (written > declaredLength || (last && written < declaredLength))) {
             writing.set(false);
             IllegalStateException x = new IllegalStateException(
                     "Content-Length is " + declaredLength + " but " + written + " bytes were written");
             completed = true;
             callback.failed(x);
             exchange.abort(x);
-            return;
+            return false;
         }
         if (last) {
             completed = true;
         }
         writeCallback.callback = callback;
-        exchange.stream().send(head, content, last, last ? trailers : null, writeCallback);
+        return true;
+    }
+
+    /** @return the Content-Length to commit with: the declared one, else the size of a single last write, else -1 */
+    private long lengthToDeclare(long length, boolean last) {
+        OptionalLong declared = fields.getLong(HttpHeader.CONTENT_LENGTH);
+        return declared.isPresent() ? declared.getAsLong() : last ? length : -1;
     }
 
     /** Completes the response after the handler succeeded: flushes a stream, or sends an empty last write. */

@@ -16,6 +16,8 @@ public final class ServerStatistics {
     private final LongAdder aborted = new LongAdder();
     private final LongAdder http1Connections = new LongAdder();
     private final LongAdder http2Connections = new LongAdder();
+    private final LongAdder fileTransfers = new LongAdder();
+    private final LongAdder fileTransferBytes = new LongAdder();
 
     /** Counts a request of HTTP/1.x. */
     public void onHttp1Request() {
@@ -51,6 +53,26 @@ public final class ServerStatistics {
     /** Counts an exchange aborted after its response was committed. */
     public void onAborted() {
         aborted.increment();
+    }
+
+    /**
+     * Counts file content sent zero-copy, from the file to the socket.
+     *
+     * @param bytes the size of the region
+     */
+    public void onFileTransfer(long bytes) {
+        fileTransfers.increment();
+        fileTransferBytes.add(bytes);
+    }
+
+    /** @return file regions sent zero-copy */
+    public long fileTransfers() {
+        return fileTransfers.sum();
+    }
+
+    /** @return bytes sent zero-copy from files */
+    public long fileTransferBytes() {
+        return fileTransferBytes.sum();
     }
 
     /** @return HTTP/1.x requests */

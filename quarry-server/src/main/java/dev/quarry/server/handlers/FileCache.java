@@ -1,0 +1,156 @@
+package dev.quarry.server.handlers;
+
+import java.util.ArrayDeque;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The cache of {@link StaticResource}s by key, bounded in bytes, evicting with CLOCK (second chance).
+ *
+ * <p>Why CLOCK rather than LRU: a hit must stay cheap on every selector thread at once. With CLOCK a hit is a map
+ * lookup and, at most, one write of a flag that is usually set already (so the cache line stays shared); an LRU list
+ * would move the entry on every hit, under a lock. Only insertions, replacements and evictions take the lock, and
+ * they happen on misses, which read the file system anyway.
+ *
+ * <p>Every entry costs {@link StaticResource#cost()}: a fixed overhead plus the bytes it caches, so that entries
+ * without bytes (large files, whose metadata is still worth keeping) are bounded too.
+ *
+ * <p>Thread-safety: any thread; lookups lock-free, changes under one lock. Cost: lookup O(1); insertion amortised
+ * O(1) (the hand clears at most one flag per entry before it evicts); removal of a deleted file O(n).
+ */
+final class FileCache {
+    private final long maxBytes;
+    private final ConcurrentHashMap<String, Slot> slots = new ConcurrentHashMap<>();
+    private final ReentrantLock lock = new ReentrantLock();
+    // The clock: the hand is the head; entries get a second chance at the tail. Under the lock.
+    private final ArrayDeque<Slot> clock = new ArrayDeque<>();
+    private final LongAdder hits = new LongAdder();
+    private final LongAdder misses = new LongAdder();
+    private final LongAdder invalidations = new LongAdder();
+    private final LongAdder evictions = new LongAdder();
+    // Under the lock; volatile for statistics.
+    private volatile long bytes;
+
+    /** @param maxBytes the bound; 0 disables the cache */
+    FileCache(long maxBytes) {
+        this.maxBytes = maxBytes;
+    }
+
+    /** One key's place in the clock; its resource is replaced in place when the file changes. */
+    private static final class Slot {
+        final String key;
+        volatile StaticResource resource;
+        volatile boolean referenced;
+        long cost;
+
+        Slot(String key, StaticResource resource, long cost) {
+            this.key = key;
+            this.resource = resource;
+            this.cost = cost;
+        }
+    }
+
+    /**
+     * @param key the key
+     * @return the cached resource, or null; marks it recently used
+     */
+    StaticResource get(String key) {
+        Slot slot = slots.get(key);
+        if (slot == null) {
+            return null;
+        }
+        if (!slot.referenced) {
+            slot.referenced = true;
+        }
+        return slot.resource;
+    }
+
+    /** Adds or replaces the resource of its key, evicting as needed; drops the key if the resource is too big. */
+    void put(StaticResource resource) {
+        long cost = resource.cost();
+        lock.lock();
+        try {
+            Slot slot = slots.get(resource.key);
+            if (cost > maxBytes) {
+                // Too big to cache: an older, smaller version of it must not stay and be served instead.
+                if (slot != null) {
+                    slots.remove(resource.key, slot);
+                    clock.remove(slot);
+                    bytes = bytes - slot.cost;
+                }
+                return;
+            }
+            long total = bytes;
+            if (slot != null) {
+                total += cost - slot.cost;
+                slot.cost = cost;
+                slot.resource = resource;
+            } else {
+                slot = new Slot(resource.key, resource, cost);
+                slots.put(resource.key, slot);
+                clock.addLast(slot);
+                total += cost;
+            }
+            while (total > maxBytes) {
+                total -= evictOne();
+            }
+            bytes = total;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Removes the entry of the key if it still holds {@code resource} (the file is gone or changed). */
+    void remove(StaticResource resource) {
+        lock.lock();
+        try {
+            Slot slot = slots.get(resource.key);
+            if (slot != null && slot.resource == resource) {
+                slots.remove(resource.key, slot);
+                clock.remove(slot);
+                bytes = bytes - slot.cost;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** @return the cost freed; under the lock, with at least one entry */
+    private long evictOne() {
+        while (true) {
+            Slot slot = clock.pollFirst();
+            if (slot.referenced) {
+                slot.referenced = false;
+                clock.addLast(slot);
+                continue;
+            }
+            slots.remove(slot.key, slot);
+            evictions.increment();
+            return slot.cost;
+        }
+    }
+
+    void onHit() {
+        hits.increment();
+    }
+
+    void onMiss() {
+        misses.increment();
+    }
+
+    void onInvalidation() {
+        invalidations.increment();
+    }
+
+    /** @return a snapshot of the counters */
+    CacheStatistics statistics() {
+        return new CacheStatistics(
+                hits.sum(), misses.sum(), invalidations.sum(), evictions.sum(), slots.size(), bytes, maxBytes);
+    }
+
+    @Override
+    public String toString() {
+        return "FileCache{" + slots.size() + " entries, " + bytes + "/" + maxBytes + " bytes}";
+    }
+}

@@ -1,0 +1,435 @@
+package dev.quarry.server.handlers;
+
+import dev.quarry.core.Callback;
+import dev.quarry.core.Dumpable;
+import dev.quarry.core.InvocationType;
+import dev.quarry.http.HttpFields;
+import dev.quarry.http.HttpHeader;
+import dev.quarry.http.HttpMethod;
+import dev.quarry.http.HttpStatus;
+import dev.quarry.http.PreEncodedHttpField;
+import dev.quarry.server.AsyncHandler;
+import dev.quarry.server.Request;
+import dev.quarry.server.Response;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+
+/**
+ * Serves the files under a root directory the way users of nginx expect.
+ *
+ * <ul>
+ *   <li><b>Methods</b>: GET and HEAD (same head, no body); anything else is 405 with {@code Allow: GET, HEAD}.
+ *   <li><b>Content-Type</b> from the extension ({@link MimeTypes}); {@code ETag} (strong, from size and modification
+ *       time, see {@link Representation}) and {@code Last-Modified}; {@code Accept-Ranges: bytes}.
+ *   <li><b>Conditional requests</b> (RFC 9110 §13): If-Match and If-Unmodified-Since answer 412; If-None-Match (weak
+ *       comparison, lists, {@code *}) takes precedence over If-Modified-Since and answers 304 with the validators,
+ *       Vary and Cache-Control and no body.
+ *   <li><b>Ranges</b> (RFC 9110 §14), GET only: one range is a 206 with Content-Range; several are coalesced and sent
+ *       as {@code multipart/byteranges}; none satisfiable is 416 with {@code Content-Range: bytes *}{@code /size}; an
+ *       invalid field, or more than {@code maxRanges} ranges, is ignored (200, the whole content); If-Range (strong tag
+ *       or exact date) that does not match also gives the whole content.
+ *   <li><b>Directories</b>: {@code /dir} redirects (301) to {@code /dir/}, which serves the first index file that
+ *       exists, else a listing if enabled, else 403.
+ *   <li><b>Precompressed</b> {@code .br}/{@code .gz} siblings are served with Content-Encoding to clients that accept
+ *       them; whenever a sibling exists the response says {@code Vary: Accept-Encoding}. Ranges then count the encoded
+ *       bytes. A request for several ranges is served from the file itself, so that parts are never encoded.
+ *   <li><b>Safe paths</b>: see {@link FileResolver}; everything refused is a 404.
+ *   <li><b>Sending</b>: cached small files from memory in one write with the head; other files with
+ *       {@link Response#write(FileChannel, long, long, boolean, Callback)}, zero-copy on HTTP/1.1 cleartext.
+ * </ul>
+ *
+ * <p>Mounting: as the root handler it serves {@link Request#path()}; under a route such as {@code "GET /static/*"} it
+ * serves the part that {@code *} matched. The whole request path decides the redirect of directories.
+ *
+ * <p><b>Cache and freshness</b>: every servable file's metadata is cached (so a hit costs no system call), with its
+ * bytes if it is small; a cached entry is trusted for {@code revalidateAfter} (1 s by default) and then checked again
+ * on its next request, which re-reads the real path and attributes of the file and its siblings and keeps the entry
+ * (and its bytes) if nothing changed. So a change shows within a second while a hot file costs a few stat calls per
+ * second rather than per request. A larger file's size is also checked when it is opened (an fstat), and a mismatch
+ * reloads it at once.
+ *
+ * <p>Thread-safety: immutable configuration; the cache is thread-safe. Requests run wherever the invocation type says
+ * ({@code NON_BLOCKING} by default: file system calls are made on the calling thread, see
+ * {@link StaticFilesBuilder#invocationType}).
+ */
+public final class StaticFiles implements AsyncHandler, Dumpable {
+    private static final System.Logger LOG = System.getLogger(StaticFiles.class.getName());
+    private static final PreEncodedHttpField ALLOW = new PreEncodedHttpField(HttpHeader.ALLOW, "GET, HEAD");
+    private static final PreEncodedHttpField ACCEPT_RANGES = new PreEncodedHttpField(HttpHeader.ACCEPT_RANGES, "bytes");
+    private static final PreEncodedHttpField VARY = new PreEncodedHttpField(HttpHeader.VARY, "Accept-Encoding");
+    private static final PreEncodedHttpField TEXT_HTML =
+            new PreEncodedHttpField(HttpHeader.CONTENT_TYPE, "text/html; charset=utf-8");
+    private static final PreEncodedHttpField TEXT_PLAIN =
+            new PreEncodedHttpField(HttpHeader.CONTENT_TYPE, "text/plain; charset=utf-8");
+    private static final ByteBuffer EMPTY = ByteBuffer.allocate(0).asReadOnlyBuffer();
+
+    private final Path root;
+    private final List<String> indexFiles;
+    private final boolean directoryListing;
+    private final int maxRanges;
+    private final long revalidateNanos;
+    private final PreEncodedHttpField cacheControl;
+    private final InvocationType invocationType;
+    private final FileResolver resolver;
+    private final FileCache cache;
+    private final String description;
+
+    StaticFiles(StaticFilesBuilder builder, Path root) {
+        this.root = root;
+        this.indexFiles = builder.indexFiles;
+        this.directoryListing = builder.directoryListing;
+        this.maxRanges = builder.maxRanges;
+        this.revalidateNanos = builder.revalidateAfter.toNanos();
+        this.cacheControl = builder.cacheControl
+                .map(value -> new PreEncodedHttpField(HttpHeader.CACHE_CONTROL, value))
+                .orElse(null);
+        this.invocationType = builder.invocationType;
+        boolean caching = builder.maxCacheSize > 0;
+        this.resolver = new FileResolver(
+                root,
+                builder.serveHiddenFiles,
+                builder.precompressed,
+                caching ? builder.maxCachedFileSize : -1,
+                builder.mimeTypes);
+        this.cache = new FileCache(builder.maxCacheSize);
+        this.description = "StaticFiles{" + root + ", index=" + indexFiles + ", listing=" + directoryListing
+                + ", precompressed=" + builder.precompressed + ", hidden="
+                + (builder.serveHiddenFiles ? "served" : "refused")
+                + ", cache=" + builder.maxCacheSize + "B (files <= " + builder.maxCachedFileSize + "B), revalidate="
+                + builder.revalidateAfter + ", maxRanges=" + maxRanges + ", " + invocationType + "}";
+    }
+
+    /**
+     * @param root the directory to serve
+     * @return a builder with the defaults of {@link StaticFilesBuilder}
+     */
+    public static StaticFilesBuilder builder(Path root) {
+        return new StaticFilesBuilder(root);
+    }
+
+    /**
+     * @param root the directory to serve
+     * @return a handler with the defaults of {@link StaticFilesBuilder}
+     */
+    public static StaticFiles of(Path root) {
+        return builder(root).build();
+    }
+
+    /** @return the real path of the root */
+    public Path root() {
+        return root;
+    }
+
+    /** @return the cache's counters */
+    public CacheStatistics cacheStatistics() {
+        return cache.statistics();
+    }
+
+    @Override
+    public InvocationType invocationType() {
+        return invocationType;
+    }
+
+    @Override
+    public void handle(Request request, Response response, Callback callback) {
+        handle(request, response, callback, false);
+    }
+
+    private void handle(Request request, Response response, Callback callback, boolean retried) {
+        String method = request.method();
+        if (!HttpMethod.GET.is(method) && !HttpMethod.HEAD.is(method)) {
+            response.headers().put(ALLOW);
+            error(response, HttpStatus.METHOD_NOT_ALLOWED_405, callback);
+            return;
+        }
+        String rest = request.pathParams().get("*");
+        String key = resolver.key(rest != null ? "/" + rest : request.path());
+        if (key == null) {
+            error(response, HttpStatus.NOT_FOUND_404, callback);
+            return;
+        }
+        boolean slash = request.path().endsWith("/");
+        if (!slash) {
+            Lookup found = key.isEmpty() ? new Lookup.Directory(root) : lookup(key);
+            switch (found) {
+                case StaticResource resource -> serve(request, response, callback, resource, retried);
+                case Lookup.Directory directory -> redirectToDirectory(request, response, callback);
+                case Lookup.Missing missing -> error(response, HttpStatus.NOT_FOUND_404, callback);
+            }
+            return;
+        }
+        for (String index : indexFiles) {
+            if (lookup(key.isEmpty() ? index : key + "/" + index) instanceof StaticResource resource) {
+                serve(request, response, callback, resource, retried);
+                return;
+            }
+        }
+        Path directory = resolver.directory(key);
+        if (directory == null) {
+            error(response, HttpStatus.NOT_FOUND_404, callback);
+        } else if (!directoryListing) {
+            error(response, HttpStatus.FORBIDDEN_403, callback);
+        } else {
+            list(request, response, callback, directory);
+        }
+    }
+
+    /** Finds what a key names: from the cache while fresh, else from the file system (and caches it). */
+    private Lookup lookup(String key) {
+        StaticResource cached = cache.get(key);
+        if (cached != null && System.nanoTime() - cached.checkedNanos < revalidateNanos) {
+            cache.onHit();
+            return cached;
+        }
+        Lookup found = resolver.resolve(key, cached);
+        if (found == cached) {
+            cache.onHit(); // checked again: unchanged
+            return found;
+        }
+        if (cached == null) {
+            cache.onMiss();
+        } else {
+            cache.onInvalidation();
+        }
+        if (found instanceof StaticResource resource) {
+            cache.put(resource);
+        } else if (cached != null) {
+            cache.remove(cached);
+        }
+        return found;
+    }
+
+    private void serve(
+            Request request, Response response, Callback callback, StaticResource resource, boolean retried) {
+        HttpFields fields = request.headers();
+        boolean head = HttpMethod.HEAD.is(request.method());
+        ByteRanges ranges = null;
+        if (!head) { // RFC 9110 §14.2: Range is defined for GET only
+            int index = fields.indexOf(HttpHeader.RANGE);
+            if (index >= 0) {
+                ranges = ByteRanges.parse(fields.field(index).value());
+                if (ranges != null && ranges.count() > maxRanges) {
+                    LOG.log(Level.DEBUG, () -> "ignoring a Range of more than " + maxRanges + " ranges for " + request);
+                    ranges = null;
+                }
+            }
+        }
+        int accepted = resource.hasVariants() ? AcceptEncoding.accepted(fields) : 0;
+        if (ranges != null && ranges.count() > 1) {
+            accepted = 0; // multipart parts are never encoded: serve them from the file itself
+        }
+        Representation representation = resource.select(accepted);
+        long now = System.currentTimeMillis() / 1000;
+        Preconditions.Outcome outcome =
+                Preconditions.evaluate(fields, true, representation.etag, representation.modifiedSeconds, now);
+        if (outcome == Preconditions.Outcome.PRECONDITION_FAILED) {
+            error(response, HttpStatus.PRECONDITION_FAILED_412, callback);
+            return;
+        }
+        if (outcome == Preconditions.Outcome.NOT_MODIFIED) {
+            addValidators(response.headers(), resource, representation);
+            // RFC 9110 §8.6: a 304 may carry the Content-Length of the 200 it stands for, and no other.
+            response.headers().put(HttpHeader.CONTENT_LENGTH, Long.toString(representation.size));
+            response.status(HttpStatus.NOT_MODIFIED_304);
+            response.write(true, EMPTY.duplicate(), callback);
+            return;
+        }
+        if (ranges != null) {
+            int ifRange = fields.indexOf(HttpHeader.IF_RANGE);
+            if (ifRange >= 0
+                    && !Preconditions.ifRangeMatches(
+                            fields.field(ifRange).value(), representation.etag, representation.modifiedSeconds, now)) {
+                ranges = null; // the client's part is of another version: send it all
+            }
+        }
+        List<ByteRanges.ByteRange> satisfiable = ranges == null ? null : ranges.resolve(representation.size);
+        if (satisfiable != null && satisfiable.isEmpty()) {
+            addValidators(response.headers(), resource, representation);
+            response.headers().put(HttpHeader.CONTENT_RANGE, "bytes */" + representation.size);
+            error(response, HttpStatus.RANGE_NOT_SATISFIABLE_416, callback);
+            return;
+        }
+        FileChannel file = null;
+        if (!head && representation.content == null) {
+            try {
+                file = FileChannel.open(representation.path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
+                if (file.size() != representation.size) {
+                    // Changed since it was cached: forget it and look again, once.
+                    close(file);
+                    cache.remove(resource);
+                    if (!retried) {
+                        handle(request, response, callback, true);
+                    } else {
+                        callback.failed(new IOException(representation.path + " keeps changing while being served"));
+                    }
+                    return;
+                }
+            } catch (IOException x) {
+                close(file);
+                cache.remove(resource);
+                LOG.log(Level.DEBUG, () -> "cannot open " + representation.path + ": " + x);
+                error(response, HttpStatus.NOT_FOUND_404, callback);
+                return;
+            }
+        }
+        HttpFields out = response.headers();
+        addValidators(out, resource, representation);
+        out.put(resource.contentType);
+        if (representation.contentEncodingField != null) {
+            out.put(representation.contentEncodingField);
+        }
+        out.put(ACCEPT_RANGES);
+        try {
+            if (satisfiable == null) {
+                out.put(HttpHeader.CONTENT_LENGTH, Long.toString(representation.size));
+                if (head) {
+                    response.write(true, EMPTY.duplicate(), callback);
+                } else {
+                    send(response, representation, file, 0, representation.size, callback);
+                }
+            } else if (satisfiable.size() == 1) {
+                ByteRanges.ByteRange range = satisfiable.get(0);
+                response.status(HttpStatus.PARTIAL_CONTENT_206);
+                out.put(HttpHeader.CONTENT_RANGE, range.contentRange(representation.size));
+                out.put(HttpHeader.CONTENT_LENGTH, Long.toString(range.length()));
+                send(response, representation, file, range.first(), range.length(), callback);
+            } else {
+                String boundary = MultipartRanges.boundary();
+                String partType = resource.contentType.value();
+                response.status(HttpStatus.PARTIAL_CONTENT_206);
+                out.put(HttpHeader.CONTENT_TYPE, MultipartRanges.contentType(boundary));
+                out.put(
+                        HttpHeader.CONTENT_LENGTH,
+                        Long.toString(
+                                MultipartRanges.contentLength(satisfiable, partType, representation.size, boundary)));
+                MultipartRanges.send(
+                        response,
+                        satisfiable,
+                        partType,
+                        representation.size,
+                        boundary,
+                        representation.content,
+                        file,
+                        callback);
+            }
+        } catch (RuntimeException x) {
+            close(file);
+            callback.failed(x);
+        }
+    }
+
+    private void addValidators(HttpFields out, StaticResource resource, Representation representation) {
+        if (resource.hasVariants()) {
+            out.put(VARY);
+        }
+        out.put(representation.etagField);
+        out.put(representation.lastModifiedField);
+        if (cacheControl != null) {
+            out.put(cacheControl);
+        }
+    }
+
+    /** Sends one region, from memory or zero-copy from the file, which is closed when done. */
+    private static void send(
+            Response response,
+            Representation representation,
+            FileChannel file,
+            long position,
+            long count,
+            Callback callback) {
+        if (representation.content != null) {
+            response.write(true, ByteBuffer.wrap(representation.content, (int) position, (int) count), callback);
+            return;
+        }
+        Callback closing = Callback.from(
+                InvocationType.NON_BLOCKING,
+                () -> {
+                    close(file);
+                    callback.succeeded();
+                },
+                failure -> {
+                    close(file);
+                    callback.failed(failure);
+                });
+        response.write(file, position, count, true, closing);
+    }
+
+    /** Redirects {@code /dir} to {@code /dir/}, keeping the query, as a path-absolute reference. */
+    private static void redirectToDirectory(Request request, Response response, Callback callback) {
+        String target = request.target();
+        String location;
+        if (target.startsWith("/")) {
+            int query = target.indexOf('?');
+            location = query < 0 ? target + "/" : target.substring(0, query) + "/" + target.substring(query);
+        } else {
+            // Absolute-form target: rebuild the path from its decoded form.
+            StringBuilder path = new StringBuilder();
+            for (String segment : request.path().split("/")) {
+                if (!segment.isEmpty()) {
+                    path.append('/').append(DirectoryListing.encodeSegment(segment));
+                }
+            }
+            location = path + "/" + request.query().map(q -> "?" + q).orElse("");
+        }
+        // "//host/dir/" would be a network-path reference, to another site: keep a single leading slash.
+        int start = 0;
+        while (start + 1 < location.length() && location.charAt(start + 1) == '/') {
+            start++;
+        }
+        response.headers().put(HttpHeader.LOCATION, location.substring(start));
+        error(response, HttpStatus.MOVED_PERMANENTLY_301, callback);
+    }
+
+    private void list(Request request, Response response, Callback callback, Path directory) {
+        byte[] page;
+        try {
+            page = DirectoryListing.render(directory, request.path(), resolver);
+        } catch (IOException x) {
+            LOG.log(Level.DEBUG, () -> "cannot list " + directory + ": " + x);
+            error(response, HttpStatus.FORBIDDEN_403, callback);
+            return;
+        }
+        response.headers().put(TEXT_HTML);
+        response.headers().put(HttpHeader.CONTENT_LENGTH, Integer.toString(page.length));
+        response.write(true, ByteBuffer.wrap(page), callback);
+    }
+
+    private static void error(Response response, int status, Callback callback) {
+        byte[] body = (status + " " + HttpStatus.reason(status) + "\n").getBytes(StandardCharsets.US_ASCII);
+        response.status(status);
+        response.headers().remove(HttpHeader.CONTENT_ENCODING);
+        response.headers().put(TEXT_PLAIN);
+        response.headers().put(HttpHeader.CONTENT_LENGTH, Integer.toString(body.length));
+        response.write(true, ByteBuffer.wrap(body), callback);
+    }
+
+    private static void close(FileChannel file) {
+        if (file != null) {
+            try {
+                file.close();
+            } catch (IOException x) {
+                LOG.log(Level.DEBUG, "closing " + file + " failed", x);
+            }
+        }
+    }
+
+    @Override
+    public void dump(Appendable out, String indent) throws IOException {
+        out.append(indent).append(description).append('\n');
+        out.append(indent).append("  ").append(resolver.toString()).append('\n');
+        out.append(indent).append("  ").append(cache.toString()).append(' ');
+        out.append(cacheStatistics().toString()).append('\n');
+    }
+
+    @Override
+    public String toString() {
+        return description;
+    }
+}

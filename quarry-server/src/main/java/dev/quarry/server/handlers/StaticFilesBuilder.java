@@ -1,0 +1,206 @@
+package dev.quarry.server.handlers;
+
+import dev.quarry.core.InvocationType;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Configures {@link StaticFiles}. Every setting has a default that suits a public web site:
+ *
+ * <table>
+ *   <caption>Defaults</caption>
+ *   <tr><th>setting</th><th>default</th></tr>
+ *   <tr><td>{@link #indexFiles}</td><td>{@code index.html}</td></tr>
+ *   <tr><td>{@link #directoryListing}</td><td>off (403 for a directory without index)</td></tr>
+ *   <tr><td>{@link #precompressed}</td><td>on ({@code .br}, {@code .gz} siblings)</td></tr>
+ *   <tr><td>{@link #serveHiddenFiles}</td><td>off (404 for any name starting with {@code .})</td></tr>
+ *   <tr><td>{@link #maxCachedFileSize}</td><td>16 KiB</td></tr>
+ *   <tr><td>{@link #maxCacheSize}</td><td>16 MiB (0 turns the cache off)</td></tr>
+ *   <tr><td>{@link #revalidateAfter}</td><td>1 second</td></tr>
+ *   <tr><td>{@link #maxRanges}</td><td>16</td></tr>
+ *   <tr><td>{@link #cacheControl}</td><td>none</td></tr>
+ *   <tr><td>{@link #invocationType}</td><td>{@code NON_BLOCKING}</td></tr>
+ * </table>
+ *
+ * <p>Thread-safety: not thread-safe; build once, then share the handler.
+ */
+public final class StaticFilesBuilder {
+    private final Path root;
+    List<String> indexFiles = List.of("index.html");
+    boolean directoryListing;
+    boolean precompressed = true;
+    boolean serveHiddenFiles;
+    int maxCachedFileSize = 16 * 1024;
+    long maxCacheSize = 16L * 1024 * 1024;
+    Duration revalidateAfter = Duration.ofSeconds(1);
+    int maxRanges = 16;
+    Optional<String> cacheControl = Optional.empty();
+    MimeTypes mimeTypes = MimeTypes.defaults();
+    InvocationType invocationType = InvocationType.NON_BLOCKING;
+
+    StaticFilesBuilder(Path root) {
+        this.root = Objects.requireNonNull(root, "root");
+    }
+
+    /**
+     * @param names the files served for a directory, tried in order (none: no index)
+     * @return this
+     * @throws IllegalArgumentException if a name is empty, {@code .}, {@code ..} or contains a slash, backslash or NUL
+     */
+    public StaticFilesBuilder indexFiles(String... names) {
+        for (String name : names) {
+            if (name.isEmpty()
+                    || name.equals(".")
+                    || name.equals("..")
+                    || name.indexOf('/') >= 0
+                    || name.indexOf('\\') >= 0
+                    || name.indexOf(0) >= 0) {
+                throw new IllegalArgumentException("index file must be a plain file name: '" + name + "'");
+            }
+        }
+        this.indexFiles = List.of(names);
+        return this;
+    }
+
+    /**
+     * @param enabled whether a directory without index file is answered with an HTML listing (else 403)
+     * @return this
+     */
+    public StaticFilesBuilder directoryListing(boolean enabled) {
+        this.directoryListing = enabled;
+        return this;
+    }
+
+    /**
+     * @param enabled whether {@code name.br} and {@code name.gz} siblings are served, with Content-Encoding, to clients
+     *     that accept them
+     * @return this
+     */
+    public StaticFilesBuilder precompressed(boolean enabled) {
+        this.precompressed = enabled;
+        return this;
+    }
+
+    /**
+     * @param enabled whether names starting with a dot ({@code .git}, {@code .env}) may be served; off, they are 404
+     * @return this
+     */
+    public StaticFilesBuilder serveHiddenFiles(boolean enabled) {
+        this.serveHiddenFiles = enabled;
+        return this;
+    }
+
+    /**
+     * @param bytes files up to this size are kept in memory, 0 to 64 MiB
+     * @return this
+     */
+    public StaticFilesBuilder maxCachedFileSize(int bytes) {
+        if (bytes < 0 || bytes > 64 * 1024 * 1024) {
+            throw new IllegalArgumentException("maxCachedFileSize must be 0 to 64 MiB: " + bytes);
+        }
+        this.maxCachedFileSize = bytes;
+        return this;
+    }
+
+    /**
+     * @param bytes the bound of the cache (content plus a fixed overhead per entry); 0 turns the cache off, and every
+     *     request then reads the file system
+     * @return this
+     */
+    public StaticFilesBuilder maxCacheSize(long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("maxCacheSize must not be negative: " + bytes);
+        }
+        this.maxCacheSize = bytes;
+        return this;
+    }
+
+    /**
+     * How long a cached file is trusted before a request checks it again (its real path, size, modification time and
+     * identity, and its precompressed siblings): a change shows within this time, and a hot file costs at most a few
+     * stat calls per interval instead of one per request. {@link Duration#ZERO} checks on every request.
+     *
+     * @param interval the interval, 0 to 1 day
+     * @return this
+     */
+    public StaticFilesBuilder revalidateAfter(Duration interval) {
+        if (interval.isNegative() || interval.compareTo(Duration.ofDays(1)) > 0) {
+            throw new IllegalArgumentException("revalidateAfter must be 0 to 1 day: " + interval);
+        }
+        this.revalidateAfter = interval;
+        return this;
+    }
+
+    /**
+     * @param max the most ranges a Range field may list; a request with more is answered with the whole content
+     *     (200), as RFC 9110 §14.2 allows for too many ranges
+     * @return this
+     */
+    public StaticFilesBuilder maxRanges(int max) {
+        if (max < 1) {
+            throw new IllegalArgumentException("maxRanges must be at least 1: " + max);
+        }
+        this.maxRanges = max;
+        return this;
+    }
+
+    /**
+     * @param value a Cache-Control value sent with files and 304s, e.g. {@code "public, max-age=3600"}
+     * @return this
+     */
+    public StaticFilesBuilder cacheControl(String value) {
+        this.cacheControl = Optional.of(Objects.requireNonNull(value, "value"));
+        return this;
+    }
+
+    /**
+     * @param mimeTypes the Content-Type table
+     * @return this
+     */
+    public StaticFilesBuilder mimeTypes(MimeTypes mimeTypes) {
+        this.mimeTypes = Objects.requireNonNull(mimeTypes, "mimeTypes");
+        return this;
+    }
+
+    /**
+     * How the server runs the handler. {@code NON_BLOCKING} (default): in place, on the thread that parsed the
+     * request, which is fastest when files are in the page cache (stat, open and sendfile then take microseconds) and
+     * hot small files come from memory anyway. {@code BLOCKING}: on a virtual thread, for slow or network file systems
+     * where a stat may take milliseconds and must not stall the other connections of a selector; zero-copy transfers
+     * still continue on the selector as the socket drains.
+     *
+     * @param type {@code NON_BLOCKING} or {@code BLOCKING}
+     * @return this
+     */
+    public StaticFilesBuilder invocationType(InvocationType type) {
+        if (type != InvocationType.NON_BLOCKING && type != InvocationType.BLOCKING) {
+            throw new IllegalArgumentException("invocationType must be NON_BLOCKING or BLOCKING: " + type);
+        }
+        this.invocationType = type;
+        return this;
+    }
+
+    /**
+     * @return the handler
+     * @throws IllegalArgumentException if the root is not a directory
+     * @throws UncheckedIOException if its real path cannot be read
+     */
+    public StaticFiles build() {
+        if (!Files.isDirectory(root)) {
+            throw new IllegalArgumentException("static files root is not a directory: " + root);
+        }
+        Path real;
+        try {
+            real = root.toRealPath();
+        } catch (IOException x) {
+            throw new UncheckedIOException("cannot resolve the static files root " + root, x);
+        }
+        return new StaticFiles(this, real);
+    }
+}
