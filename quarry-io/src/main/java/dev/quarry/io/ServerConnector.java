@@ -430,7 +430,9 @@ public final class ServerConnector implements LifeCycle, Dumpable, ConnectorMXBe
         SocketAddress address = boundAddress;
         if (address instanceof InetSocketAddress inet) {
             // A wildcard bind is dual-stack (IPv6 "::" accepting IPv4 too): print it the way people write it.
-            String host = inet.getAddress().isAnyLocalAddress() ? "0.0.0.0" : inet.getAddress().getHostAddress();
+            String host = inet.getAddress().isAnyLocalAddress()
+                    ? "0.0.0.0"
+                    : inet.getAddress().getHostAddress();
             builder.append(host.contains(":") ? "[" + host + "]" : host)
                     .append(':')
                     .append(inet.getPort());

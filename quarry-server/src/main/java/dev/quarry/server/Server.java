@@ -15,7 +15,6 @@ import dev.quarry.server.internal.DateField;
 import dev.quarry.server.internal.HandlerInvoker;
 import dev.quarry.server.internal.Http1ConnectionFactory;
 import dev.quarry.server.internal.ServerContext;
-import dev.quarry.server.internal.ServerStatistics;
 import dev.quarry.server.internal.h2.Http2ConnectionFactory;
 import dev.quarry.server.internal.h2.Http2OnlyConnectionFactory;
 import java.io.IOException;

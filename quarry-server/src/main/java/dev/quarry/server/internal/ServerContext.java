@@ -8,6 +8,7 @@ import dev.quarry.http.PreEncodedHttpField;
 import dev.quarry.server.AsyncHandler;
 import dev.quarry.server.Http2Config;
 import dev.quarry.server.HttpConfig;
+import dev.quarry.server.ServerStatistics;
 import java.util.Optional;
 
 /**

@@ -945,9 +945,11 @@ public final class Http2ServerConnection extends AbstractConnection
         failStreams(failure);
         flusher.terminate(failure);
         cancelTimers();
+        // The flusher's buffer is only touched under the lock or by a write that fails once the endpoint is closed:
+        // it can go back now. The input belongs to the producing thread, which releases it when it sees `closed`.
+        flusher.release();
         if (producingThread == null) {
             releaseInputIfQuiet();
-            flusher.release();
         }
     }
 

@@ -1,4 +1,4 @@
-package dev.quarry.server.internal;
+package dev.quarry.server;
 
 import java.util.concurrent.atomic.LongAdder;
 
