@@ -118,8 +118,9 @@ public final class FrameParser {
      * position is past the frame before any callback.
      *
      * @param buffer bytes in drain mode; its position advances past what was consumed
-     * @return true if a frame (or an error) was delivered to the listener; false if more bytes are needed, or the
-     *     parser is closed
+     * @return true if a frame (or an error) was delivered to the listener, or a frame was consumed as part of a header
+     *     block still waiting for its CONTINUATION frames: call again; false if more bytes are needed, or the parser is
+     *     closed
      */
     public boolean parseFrame(ByteBuffer buffer) {
         if (closed) {

@@ -14,7 +14,8 @@ import java.util.Optional;
  *
  * <p><b>Cost.</b> The decoder hands out the dynamic table's own {@code String}s for indexed fields, so a field that
  * repeats on a connection usually arrives as the very same name and value instances. A small direct-mapped cache
- * keeps the {@link HttpField}s built for valid fields, keyed by the identity of both strings: a hit skips the name
+ * keeps the {@link HttpField}s built for valid fields of up to 512 characters, keyed by the identity of both strings:
+ * a hit skips the name
  * and value checks, the header lookup and the allocation, and adds the cached (immutable) field. A miss costs the
  * checks (one pass over name and value) and one {@code HttpField}. Per block: one {@code HttpFields} and the
  * {@code HeaderBlock}.
@@ -31,7 +32,13 @@ final class HeaderBlockBuilder implements HeaderSink {
         RESPONSE
     }
 
-    private static final int CACHE_SIZE = 128;
+    private static final int CACHE_SIZE = 64;
+    /**
+     * Longer fields are not cached: the cache outlives the table entries it mirrors, so this bounds what a peer can
+     * make a connection retain to about 32 KiB.
+     */
+    private static final int MAX_CACHED_LENGTH = 512;
+
     private static final int FIELDS_CAPACITY = 12;
 
     private final HttpField[] cache = new HttpField[CACHE_SIZE];
@@ -124,7 +131,9 @@ final class HeaderBlockBuilder implements HeaderSink {
         HttpField field = HttpField.of(header == null ? Optional.empty() : header.asOptional(), name, value);
         if (problem == null) {
             // The checks depend on the two immutable strings only, so a later hit on the same pair stays valid.
-            cache[slot] = field;
+            if (name.length() + value.length() <= MAX_CACHED_LENGTH) {
+                cache[slot] = field;
+            }
         } else {
             malformed(problem);
         }

@@ -73,6 +73,9 @@ public final class Http2Messages {
             }
             checkPath(streamId, method, scheme, path);
         }
+        if (authority != null && authority.isEmpty() && isHttp(scheme)) {
+            throw malformed(streamId, "empty :authority for an " + scheme + " URI (RFC 9110 4.2.1)");
+        }
         if (authority != null && authority.indexOf('@') >= 0 && isHttp(scheme)) {
             throw malformed(streamId, ":authority with userinfo: " + HttpChars.quote(authority) + " (RFC 9113 8.3.1)");
         }

@@ -167,6 +167,16 @@ class HeaderBlockDecodingTest {
     }
 
     @Test
+    void aLongFieldIsNotCachedSoThatThePeerCannotMakeTheConnectionHoldMuch() {
+        Harness harness = Harness.server();
+        String[] fields = Frames.with(Frames.get("/"), "cookie", "c".repeat(600));
+        HeaderBlock first = harness.decode(fields);
+        HeaderBlock second = harness.decode(fields);
+        assertEquals(first.fields(), second.fields());
+        assertTrue(first.fields().field(0) != second.fields().field(0), "a long field is built again");
+    }
+
+    @Test
     void anInvalidFieldIsNeverServedFromTheCache() {
         Harness harness = Harness.server();
         String[] fields = Frames.with(Frames.get("/"), "x-bad", " padded");

@@ -66,6 +66,9 @@ class Http2MessagesTest {
                 Arguments.of("userinfo", new String[] {
                     ":method", "GET", ":scheme", "https", ":authority", "user@example.com", ":path", "/"
                 }),
+                Arguments.of(
+                        "empty :authority",
+                        new String[] {":method", "GET", ":scheme", "https", ":authority", "", ":path", "/"}),
                 Arguments.of("invalid content-length", Frames.with(Frames.get("/"), "content-length", "12a")),
                 Arguments.of("invalid content-length", Frames.with(Frames.get("/"), "content-length", "")),
                 Arguments.of("invalid content-length", Frames.with(Frames.get("/"), "content-length", "+12")),
