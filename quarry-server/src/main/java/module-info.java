@@ -10,4 +10,5 @@ module dev.quarry.server {
     requires java.management;
 
     exports dev.quarry.server;
+    exports dev.quarry.server.handlers;
 }
