@@ -182,16 +182,21 @@ public final class Throttle implements LifeCycle, Dumpable {
     }
 
     /**
-     * Decides what happens to a request: denied, too many in flight for its client, passed through (allow-listed),
-     * or throttled; in the last case the caller must {@link RequestThrottle#release()} it when the request ends.
+     * Decides what happens to a request: denied, too many in flight for its client, passed through (allow-listed, or
+     * without a response body), or throttled; in the last case the caller must {@link RequestThrottle#release()} it
+     * when the request ends.
+     *
+     * @param remote the client's address
+     * @param bodiless whether the response has no body whatever the handler writes (HEAD): pacing it would only delay
+     *     the head and hold the client's slot
      */
-    Admission admit(SocketAddress remote) {
+    Admission admit(SocketAddress remote, boolean bodiless) {
         ThrottleLimits current = limits;
         if (current.deny().contains(remote)) {
             counters.deniedRequests.increment();
             return Admission.DENIED;
         }
-        if (current.allow().contains(remote)) {
+        if (bodiless || current.allow().contains(remote)) {
             counters.unthrottledRequests.increment();
             return Admission.UNTHROTTLED;
         }

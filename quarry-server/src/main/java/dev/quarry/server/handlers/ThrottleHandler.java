@@ -23,7 +23,7 @@ import java.util.Objects;
  *
  * <ul>
  *   <li>a client in the deny list gets {@code 403 Forbidden};
- *   <li>a client in the allow list goes through unthrottled;
+ *   <li>a client in the allow list goes through unthrottled, and so does a {@code HEAD} request (no body to pace);
  *   <li>a client that already has {@link ThrottleLimits#maxRequestsPerClient()} requests in flight gets
  *       {@code 429 Too Many Requests} with {@code Retry-After: 1};
  *   <li>any other request is passed on with a throttled response: every byte it writes is granted by the request's,
@@ -76,7 +76,8 @@ public final class ThrottleHandler implements AsyncHandler, Dumpable {
 
     @Override
     public void handle(Request request, Response response, Callback callback) throws Exception {
-        Throttle.Admission admission = throttle.admit(request.remoteAddress());
+        Throttle.Admission admission =
+                throttle.admit(request.remoteAddress(), request.method().equals("HEAD"));
         if (admission.status() == HttpStatus.FORBIDDEN_403) {
             reject(response, HttpStatus.FORBIDDEN_403, FORBIDDEN, callback);
             return;

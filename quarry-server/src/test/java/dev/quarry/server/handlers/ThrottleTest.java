@@ -40,9 +40,9 @@ class ThrottleTest {
     @Test
     void denyWinsOverAllow() {
         throttle(ThrottleLimits.builder().allow("127.0.0.0/8").deny("127.0.0.2").build());
-        assertSame(Throttle.Admission.DENIED, throttle.admit(client("127.0.0.2")));
-        assertSame(Throttle.Admission.UNTHROTTLED, throttle.admit(client("127.0.0.3")));
-        assertNotNull(throttle.admit(client("10.0.0.1")).request());
+        assertSame(Throttle.Admission.DENIED, throttle.admit(client("127.0.0.2"), false));
+        assertSame(Throttle.Admission.UNTHROTTLED, throttle.admit(client("127.0.0.3"), false));
+        assertNotNull(throttle.admit(client("10.0.0.1"), false).request());
         ThrottleStatistics statistics = throttle.statistics();
         assertEquals(1, statistics.deniedRequests());
         assertEquals(1, statistics.unthrottledRequests());
@@ -50,27 +50,39 @@ class ThrottleTest {
     }
 
     @Test
+    void aResponseWithoutBodyIsNotThrottledButDenyStillApplies() {
+        throttle(ThrottleLimits.builder()
+                .requestRate(1000)
+                .maxRequestsPerClient(1)
+                .deny("127.0.0.2")
+                .build());
+        assertSame(Throttle.Admission.UNTHROTTLED, throttle.admit(client("127.0.0.3"), true));
+        assertSame(Throttle.Admission.DENIED, throttle.admit(client("127.0.0.2"), true));
+        assertNotNull(throttle.admit(client("127.0.0.3"), false).request(), "HEAD took no slot");
+    }
+
+    @Test
     void aClientBeyondItsCapIsRefusedUntilARequestEnds() {
         throttle(ThrottleLimits.builder().maxRequestsPerClient(2).build());
-        RequestThrottle first = throttle.admit(client("10.0.0.1")).request();
-        RequestThrottle second = throttle.admit(client("10.0.0.1")).request();
+        RequestThrottle first = throttle.admit(client("10.0.0.1"), false).request();
+        RequestThrottle second = throttle.admit(client("10.0.0.1"), false).request();
         assertNotNull(first);
         assertNotNull(second);
-        assertSame(Throttle.Admission.TOO_MANY, throttle.admit(client("10.0.0.1")));
-        assertNotNull(throttle.admit(client("10.0.0.2")).request(), "another client has its own cap");
+        assertSame(Throttle.Admission.TOO_MANY, throttle.admit(client("10.0.0.1"), false));
+        assertNotNull(throttle.admit(client("10.0.0.2"), false).request(), "another client has its own cap");
         first.release();
         first.release(); // idempotent: frees one slot only
-        assertNotNull(throttle.admit(client("10.0.0.1")).request());
-        assertSame(Throttle.Admission.TOO_MANY, throttle.admit(client("10.0.0.1")));
+        assertNotNull(throttle.admit(client("10.0.0.1"), false).request());
+        assertSame(Throttle.Admission.TOO_MANY, throttle.admit(client("10.0.0.1"), false));
         assertEquals(2, throttle.statistics().tooManyRequests());
     }
 
     @Test
     void requestsOfOneClientShareItsBucket() {
         throttle(ThrottleLimits.builder().clientRate(1000).clientBurst(1000).build());
-        TokenBucket[] a = throttle.admit(client("10.0.0.1")).request().chain();
-        TokenBucket[] b = throttle.admit(client("10.0.0.1")).request().chain();
-        TokenBucket[] c = throttle.admit(client("10.0.0.2")).request().chain();
+        TokenBucket[] a = throttle.admit(client("10.0.0.1"), false).request().chain();
+        TokenBucket[] b = throttle.admit(client("10.0.0.1"), false).request().chain();
+        TokenBucket[] c = throttle.admit(client("10.0.0.2"), false).request().chain();
         assertEquals(3, a.length, "request, client, global");
         assertSame(a[1], b[1]);
         assertTrue(a[1] != c[1]);
@@ -81,7 +93,7 @@ class ThrottleTest {
     @Test
     void withoutClientLimitsNoClientIsTracked() {
         throttle(ThrottleLimits.builder().requestRate(1000).build());
-        assertEquals(2, throttle.admit(client("10.0.0.1")).request().chain().length, "request, global");
+        assertEquals(2, throttle.admit(client("10.0.0.1"), false).request().chain().length, "request, global");
         assertEquals(0, throttle.statistics().activeClients());
     }
 
@@ -92,7 +104,7 @@ class ThrottleTest {
                 .clientBurst(1000)
                 .clientIdleEviction(Duration.ofMillis(200))
                 .build());
-        RequestThrottle request = throttle.admit(client("10.0.0.1")).request();
+        RequestThrottle request = throttle.admit(client("10.0.0.1"), false).request();
         TokenBucket clientBucket = request.chain()[1];
         assertTrue(clientBucket.tryTake(1000));
         throttle.sweep();
@@ -108,7 +120,7 @@ class ThrottleTest {
         throttle.sweep();
         assertEquals(0, throttle.statistics().activeClients(), "full again: evicted");
         assertEquals(1, throttle.statistics().evictedClients());
-        RequestThrottle again = throttle.admit(client("10.0.0.1")).request();
+        RequestThrottle again = throttle.admit(client("10.0.0.1"), false).request();
         assertTrue(again.chain()[1] != clientBucket, "a fresh entry");
         assertEquals(1000, again.chain()[1].available(), "with what the old one would have had");
     }
@@ -119,7 +131,7 @@ class ThrottleTest {
                 .maxRequestsPerClient(5)
                 .clientIdleEviction(Duration.ofMillis(40))
                 .build());
-        throttle.admit(client("10.0.0.1")).request().release();
+        throttle.admit(client("10.0.0.1"), false).request().release();
         assertEquals(1, throttle.statistics().activeClients());
         now.addAndGet(SECOND);
         long deadline = System.nanoTime() + 10 * SECOND;
@@ -133,7 +145,7 @@ class ThrottleTest {
     @Test
     void changingTheLimitsReconfiguresTheGlobalBucketAtOnceAndRequestsAtTheirNextChunk() {
         throttle(ThrottleLimits.builder().globalRate(1000).requestRate(100).build());
-        RequestThrottle request = throttle.admit(client("10.0.0.1")).request();
+        RequestThrottle request = throttle.admit(client("10.0.0.1"), false).request();
         assertEquals(100, request.chain()[0].rate());
         throttle.update(l -> l.toBuilder().globalRate(5000).requestRate(0).build());
         assertEquals(5000, throttle.globalBucket().rate());
@@ -149,14 +161,14 @@ class ThrottleTest {
         assertEquals(100, bean.getRequestRate());
         bean.setDenyList("10.0.0.0/8");
         assertEquals("10.0.0.0/8", bean.getDenyList());
-        assertSame(Throttle.Admission.DENIED, throttle.admit(client("10.1.1.1")));
+        assertSame(Throttle.Admission.DENIED, throttle.admit(client("10.1.1.1"), false));
     }
 
     @Test
     void chunksFitTheSmallestBucketAndOneSecondOfItsRate() {
         throttle(
                 ThrottleLimits.builder().requestRate(10_000).requestBurst(5_000).build());
-        RequestThrottle request = throttle.admit(client("10.0.0.1")).request();
+        RequestThrottle request = throttle.admit(client("10.0.0.1"), false).request();
         request.chain();
         assertEquals(5_000, request.chunkSize(1_000_000), "the request bucket's capacity");
         assertEquals(700, request.chunkSize(700), "what is left");
@@ -171,7 +183,7 @@ class ThrottleTest {
     @Test
     void dumpShowsLimitsBucketsAndClients() {
         throttle(ThrottleLimits.builder().clientRate(1000).build());
-        throttle.admit(client("10.0.0.9"));
+        throttle.admit(client("10.0.0.9"), false);
         String dump = throttle.dump();
         assertTrue(dump.contains("client=1000 B/s"), dump);
         assertTrue(dump.contains("global TokenBucket{unlimited}"), dump);
