@@ -14,5 +14,6 @@ module dev.quarry.core {
     exports dev.quarry.core.timer;
     exports dev.quarry.core.pool;
     exports dev.quarry.core.buffer;
+    exports dev.quarry.core.throttle;
 // dev.quarry.core.internal is exported (qualified) to the upper modules as they are added.
 }
