@@ -18,6 +18,7 @@ public final class Main {
             Usage: quarry <command> [options]
 
             Commands:
+              serve       serve a directory, or the demo site without one (./quarry serve --help)
               plaintext   the TechEmpower plaintext app: GET /plaintext answers "Hello, World!"
                           (HTTP/1.1 and h2c on one port; used by quarry-bench/run.sh plaintext and h2)
 
@@ -73,6 +74,15 @@ public final class Main {
         List<String> rest = args.subList(1, args.size());
         try {
             switch (command) {
+                case "serve" -> {
+                    if (rest.contains("--help")) {
+                        out.print(ServeCommand.USAGE);
+                        return 0;
+                    }
+                    Options options = Options.parse(rest, ServeCommand.OPTIONS, ServeCommand.FLAGS);
+                    runUntilStopped(ServeCommand.build(options));
+                    return 0;
+                }
                 case "plaintext" -> {
                     if (rest.contains("--help")) {
                         out.print(PLAINTEXT_USAGE);

@@ -22,6 +22,9 @@ public final class Handlers {
             public void handle(Request request, Response response, Callback callback) {
                 try {
                     handler.handle(request, response);
+                    if (response instanceof ResponseWrapper wrapper) {
+                        wrapper.closeOutput(); // the exchange completes only the innermost response's stream
+                    }
                 } catch (Throwable x) {
                     callback.failed(x);
                     return;

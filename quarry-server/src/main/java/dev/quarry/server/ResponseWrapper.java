@@ -68,6 +68,19 @@ public class ResponseWrapper implements Response {
         return outputStream;
     }
 
+    /**
+     * Completes this wrapper's output stream if the handler opened it and did not close it: its buffered bytes go
+     * through {@link #write(boolean, ByteBuffer, Callback)} as the last content. Blocking; called when a blocking
+     * handler returns, because the exchange only knows the innermost response.
+     *
+     * @throws IOException if the write fails
+     */
+    void closeOutput() throws IOException {
+        if (outputStream != null) {
+            outputStream.close();
+        }
+    }
+
     @Override
     public void send(String text) throws IOException {
         if (!headers().contains("Content-Type")) {

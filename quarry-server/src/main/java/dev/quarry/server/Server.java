@@ -119,6 +119,15 @@ public final class Server implements Dumpable {
     }
 
     private void doStart() throws IOException {
+        for (dev.quarry.core.LifeCycle component : config.managed) {
+            try {
+                component.start();
+            } catch (IOException | RuntimeException x) {
+                throw x;
+            } catch (Exception x) {
+                throw new IOException("cannot start " + component + ": " + x.getMessage(), x);
+            }
+        }
         timer = HashedWheelTimer.builder().name(config.name + "-timer").build();
         timer.start();
         threadPool = ThreadPool.builder()
@@ -243,6 +252,13 @@ public final class Server implements Dumpable {
             }
         }
         connectors.clear();
+        for (dev.quarry.core.LifeCycle component : config.managed) {
+            try {
+                component.stop();
+            } catch (Exception x) {
+                LOG.log(Level.WARNING, "stopping " + component, x);
+            }
+        }
         if (dateField != null) {
             dateField.stop();
         }

@@ -37,6 +37,7 @@ public final class ServerBuilder {
     boolean jmx;
     final List<StatusContributor> contributors = new ArrayList<>();
     final java.util.Map<String, Object> mbeans = new java.util.LinkedHashMap<>();
+    final List<dev.quarry.core.LifeCycle> managed = new ArrayList<>();
 
     ServerBuilder() {}
 
@@ -331,6 +332,18 @@ public final class ServerBuilder {
      */
     public ServerBuilder mbean(String properties, Object bean) {
         mbeans.put(Objects.requireNonNull(properties, "properties"), Objects.requireNonNull(bean, "bean"));
+        return this;
+    }
+
+    /**
+     * Ties a component's life cycle to the server's: started before the connectors, stopped after them (e.g. a
+     * {@link dev.quarry.server.handlers.Throttle} used by a handler).
+     *
+     * @param component the component
+     * @return this
+     */
+    public ServerBuilder manage(dev.quarry.core.LifeCycle component) {
+        managed.add(Objects.requireNonNull(component, "component"));
         return this;
     }
 

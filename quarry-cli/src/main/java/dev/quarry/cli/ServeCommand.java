@@ -1,0 +1,246 @@
+package dev.quarry.cli;
+
+import dev.quarry.server.Server;
+import dev.quarry.server.ServerBuilder;
+import dev.quarry.server.StatusContributor;
+import dev.quarry.server.handlers.StaticFiles;
+import dev.quarry.server.handlers.Throttle;
+import dev.quarry.server.handlers.ThrottleHandler;
+import dev.quarry.server.handlers.ThrottleLimits;
+import dev.quarry.server.handlers.ThrottleStatistics;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.stream.Stream;
+
+/**
+ * {@code quarry serve [DIR]}: with DIR, serves that directory; without, the bundled demo site (a hello endpoint, an
+ * echo, a throttled 200 KiB download and the status page). Throttling, the status page and JMX are options.
+ */
+final class ServeCommand {
+    static final String USAGE = """
+            Usage: quarry serve [DIR] [options]
+
+            Without DIR, serves the demo site on port 8080: open http://localhost:8080/ to try everything.
+            With DIR, serves the files under DIR: index.html, content types, ETag and Last-Modified with
+            conditional requests (304), byte ranges (206, 416), precompressed .gz/.br siblings, zero-copy sending.
+            Hidden files and paths that leave DIR are never served.
+
+            Where to listen:
+              --port N                TCP port (default 8080; 0 picks a free one)
+              --host HOST             address to bind (default: all interfaces)
+              --unix PATH             a Unix-domain socket instead of TCP (curl --unix-socket PATH http://x/)
+              --h2c on|off|only       HTTP/2 cleartext beside HTTP/1.1 (on, default), not at all, or alone
+
+            Files:
+              --listing               list directories without an index.html (default: 403)
+
+            Bandwidth limits (rates like 20MiB/s, 512KiB/s, 100kB/s; all apply together):
+              --rate RATE             for the whole server
+              --client-rate RATE      per client address
+              --request-rate RATE     per request (the demo uses 20KiB/s for /download/)
+              --max-connections-per-client N   requests in progress per client; beyond, 429 with Retry-After
+              --allow CIDR[,CIDR...]  clients never throttled (e.g. 127.0.0.1,10.0.0.0/8)
+              --deny CIDR[,CIDR...]   clients refused with 403
+
+            Observability:
+              --status                the status page at /quarry/status and /quarry/status.json (always on for the demo)
+              --jmx on|off            MBeans for the thread pool, connectors and throttle limits (default on)
+
+            Threads and timeouts:
+              --virtual-threads on|off  blocking handlers on virtual threads (default on)
+              --threads N             maximum platform threads (default: 8 per core, at least 16)
+              --selectors N           selector threads (default: 1 per 4 cores)
+              --idle-timeout SECONDS  close connections idle this long (default 30; also 500ms, 5m)
+              --help                  this help
+            """;
+
+    static final Set<String> OPTIONS = Set.of(
+            "port",
+            "host",
+            "unix",
+            "idle-timeout",
+            "h2c",
+            "virtual-threads",
+            "threads",
+            "selectors",
+            "rate",
+            "client-rate",
+            "request-rate",
+            "max-connections-per-client",
+            "allow",
+            "deny",
+            "jmx");
+    static final Set<String> FLAGS = Set.of("listing", "status");
+
+    private static final String DEMO_DOWNLOAD_RATE = "20KiB/s";
+
+    private ServeCommand() {}
+
+    static Server build(Options options) throws IOException {
+        List<String> positional = options.positional();
+        if (positional.size() > 1) {
+            throw new Options.UsageException("serve takes one directory, not " + positional);
+        }
+        ServerBuilder builder = Main.serverBuilder(options);
+        builder.jmx(options.onOff("jmx", true));
+        boolean demo = positional.isEmpty();
+        Path root;
+        if (demo) {
+            root = DemoSite.extract(options.integer("port", 8080, 0, 65535));
+        } else {
+            root = Path.of(positional.get(0)).toAbsolutePath().normalize();
+            if (!Files.isDirectory(root)) {
+                throw new Options.UsageException("not a directory: " + root);
+            }
+        }
+        StaticFiles files = StaticFiles.builder(root)
+                .directoryListing(options.flag("listing"))
+                .build();
+        ThrottleLimits limits = limits(options, demo);
+        if (demo) {
+            builder.route("GET /hello/{name}", (req, res) -> res.send("Hello " + req.pathParam("name") + "\n"));
+            builder.route("GET /hello", (req, res) -> res.send("Hello world\n"));
+            EchoHandler echo = new EchoHandler();
+            builder.route("POST /echo", echo);
+            builder.route("PUT /echo", echo); // curl -T uploads with PUT
+            ThrottleLimits download = limits.requestRate() > 0
+                    ? limits
+                    : limits.toBuilder()
+                            .requestRate(ThrottleLimits.parseRate(DEMO_DOWNLOAD_RATE))
+                            .build();
+            Throttle throttle = throttle(builder, download);
+            // A route ending in * gives StaticFiles the rest of the path: this instance is rooted at download/.
+            StaticFiles downloads =
+                    StaticFiles.builder(root.resolve("download")).build();
+            builder.route("GET /download/*", new ThrottleHandler(throttle, downloads));
+            builder.route(
+                    "/*",
+                    limits.equals(ThrottleLimits.NONE) ? files : new ThrottleHandler(throttle(builder, limits), files));
+            builder.statusPage("/quarry/status");
+        } else {
+            if (limits.equals(ThrottleLimits.NONE)) {
+                builder.route("/*", files);
+            } else {
+                builder.route("/*", new ThrottleHandler(throttle(builder, limits), files));
+            }
+            if (options.flag("status")) {
+                builder.statusPage("/quarry/status");
+            }
+        }
+        return builder.build();
+    }
+
+    private static ThrottleLimits limits(Options options, boolean demo) {
+        ThrottleLimits.Builder limits = ThrottleLimits.builder();
+        options.string("rate").ifPresent(rate -> limits.globalRate(rate(rate, "rate")));
+        options.string("client-rate").ifPresent(rate -> limits.clientRate(rate(rate, "client-rate")));
+        options.string("request-rate").ifPresent(rate -> limits.requestRate(rate(rate, "request-rate")));
+        if (options.string("max-connections-per-client").isPresent()) {
+            limits.maxRequestsPerClient(options.integer("max-connections-per-client", 0, 1, 1_000_000));
+        }
+        options.string("allow").ifPresent(allow -> limits.allow(addresses(allow, "allow")));
+        options.string("deny").ifPresent(deny -> limits.deny(addresses(deny, "deny")));
+        return limits.build();
+    }
+
+    private static long rate(String value, String option) {
+        try {
+            return ThrottleLimits.parseRate(value);
+        } catch (IllegalArgumentException x) {
+            throw new Options.UsageException("--" + option + ": " + x.getMessage());
+        }
+    }
+
+    private static String addresses(String value, String option) {
+        try {
+            dev.quarry.server.handlers.AddressSet.parse(value);
+            return value;
+        } catch (IllegalArgumentException x) {
+            throw new Options.UsageException("--" + option + ": " + x.getMessage());
+        }
+    }
+
+    /** A throttle with its MBean and status section registered on the builder. */
+    private static Throttle throttle(ServerBuilder builder, ThrottleLimits limits) {
+        Throttle throttle = Throttle.of(limits);
+        builder.manage(throttle); // started and stopped with the server
+        int index = THROTTLES.getAndIncrement();
+        builder.mbean("type=Throttle,index=" + index, throttle.mxBean());
+        builder.statusContributor(new StatusContributor() {
+            @Override
+            public String statusName() {
+                return index == 0 ? "throttle" : "throttle " + index;
+            }
+
+            @Override
+            public Map<String, Object> status() {
+                ThrottleStatistics s = throttle.statistics();
+                Map<String, Object> values = new LinkedHashMap<>();
+                values.put("limits", throttle.limits().toString());
+                values.put("active clients", (long) s.activeClients());
+                values.put("active requests", (long) s.activeRequests());
+                values.put("waiting writes", s.waitingWrites());
+                values.put("max waiting writes", s.maxWaitingWrites());
+                values.put("bytes sent", s.bytesSent());
+                values.put("throttled seconds", s.throttledNanos() / 1e9);
+                values.put("denied (403)", s.deniedRequests());
+                values.put("too many (429)", s.tooManyRequests());
+                return values;
+            }
+        });
+        return throttle;
+    }
+
+    private static final java.util.concurrent.atomic.AtomicInteger THROTTLES =
+            new java.util.concurrent.atomic.AtomicInteger();
+
+    /** The bundled demo site, extracted to a temporary directory (deleted at exit). */
+    static final class DemoSite {
+        private DemoSite() {}
+
+        static Path extract(int port) throws IOException {
+            Path dir = Files.createTempDirectory("quarry-demo-");
+            copy("index.html", dir.resolve("index.html"), port);
+            copy("demo.css", dir.resolve("demo.css"), port);
+            Path downloads = Files.createDirectories(dir.resolve("download"));
+            byte[] data = new byte[200 * 1024];
+            new Random(42).nextBytes(data);
+            Files.write(downloads.resolve("200k.bin"), data);
+            Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().unstarted(() -> delete(dir)));
+            return dir;
+        }
+
+        private static void copy(String resource, Path target, int port) throws IOException {
+            try (InputStream in = ServeCommand.class.getResourceAsStream("demo/" + resource)) {
+                if (in == null) {
+                    throw new IOException("demo resource missing from the jar: " + resource);
+                }
+                String text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+                Files.writeString(target, text.replace("localhost:PORT", "localhost:" + (port == 0 ? 8080 : port)));
+            }
+        }
+
+        private static void delete(Path dir) {
+            try (Stream<Path> paths = Files.walk(dir)) {
+                paths.sorted(java.util.Comparator.reverseOrder()).forEach(path -> {
+                    try {
+                        Files.deleteIfExists(path);
+                    } catch (IOException x) {
+                        throw new UncheckedIOException(x);
+                    }
+                });
+            } catch (IOException | UncheckedIOException x) {
+                // Best effort: a temporary directory left behind is harmless.
+            }
+        }
+    }
+}
