@@ -25,8 +25,7 @@
 # Quarry's server: `./quarry serve DIR --port N --request-rate 20KiB/s --threads 10 --virtual-threads off` when
 # `./quarry serve --help` mentions --request-rate; otherwise dev.quarry.bench.throttle.ThrottleServerMain from the
 # quarry-bench jar, which serves the files of DIR from memory behind a ThrottleHandler (and /big.bin).
-# TODO(integrator): once `quarry serve` exists, check the flags used in start_quarry (--rate for the global limit,
-# --idle-timeout) and that it serves /big.bin, or keep the never-reading phase on ThrottleServerMain.
+# The flags map one to one: --global-rate becomes --rate; --idle-timeout and --request-rate are the same.
 #
 # Environment: CLIENTS (100), SIZE_KIB (200; 80 with QUARRY_BENCH_QUICK=1), RATE_KIB (20), THREADS (10),
 # GLOBAL_RATE (20MiB/s), GLOBAL_SECONDS (30; 8 quick), EVIL_CLIENTS (100), GOOD_CLIENTS (20), and lib/common.sh's knobs.
@@ -72,6 +71,9 @@ mkdir -p "$FILES"
 head -c $((SIZE_KIB * 1024)) /dev/urandom >"$FILES/download.bin"
 head -c $((RATE_KIB * 1024)) /dev/urandom >"$FILES/warmup.bin"
 printf 'ok\n' >"$FILES/ready.txt"
+# The never-reading phase asks for /big.bin: with ./quarry serve it is a file (sparse: no disk used), throttled like
+# any other; ThrottleServerMain serves its own endless /big.bin.
+truncate -s 1G "$FILES/big.bin"
 
 USE_CLI=0
 if [ -x "$QB_QUARRY" ] && timeout 300 "$QB_QUARRY" serve --help 2>/dev/null | grep -q -- '--request-rate'; then
