@@ -256,6 +256,15 @@ public final class ServerConnector implements LifeCycle, Dumpable, ConnectorMXBe
      */
     public boolean shutdown(Duration timeout) throws InterruptedException {
         stopAccepting();
+        boolean graceful = awaitAllClosed(timeout);
+        for (EndPoint endPoint : endPoints) {
+            endPoint.close();
+        }
+        return graceful;
+    }
+
+    /** Asks every open connection to finish; idempotent, so it can be repeated for late registrations. */
+    private void shutdownConnections() {
         for (EndPoint endPoint : endPoints) {
             Connection connection = endPoint.connection();
             if (connection != null) {
@@ -267,23 +276,30 @@ public final class ServerConnector implements LifeCycle, Dumpable, ConnectorMXBe
                 }
             }
         }
-        boolean graceful = awaitAllClosed(timeout);
-        for (EndPoint endPoint : endPoints) {
-            endPoint.close();
-        }
-        return graceful;
     }
 
     private boolean awaitAllClosed(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
+        // A connection accepted just before accepting stopped is registered by its selector a moment later: keep
+        // asking the connections to finish while waiting, so that a late one is not left to the deadline.
+        long slice = TimeUnit.MILLISECONDS.toNanos(50);
         lock.lock();
         try {
             while (openConnections() > 0) {
+                lock.unlock();
+                try {
+                    shutdownConnections();
+                } finally {
+                    lock.lock();
+                }
+                if (openConnections() <= 0) {
+                    break;
+                }
                 long remaining = deadline - System.nanoTime();
                 if (remaining <= 0) {
                     return false;
                 }
-                allClosed.awaitNanos(remaining);
+                allClosed.awaitNanos(Math.min(remaining, slice));
             }
             return true;
         } finally {
