@@ -14,11 +14,13 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
 /**
@@ -106,6 +108,8 @@ final class ServeCommand {
                 .directoryListing(options.flag("listing"))
                 .build();
         ThrottleLimits limits = limits(options, demo);
+        // Numbered per server, not per JVM: a second server in one JVM (tests) still calls its first "throttle".
+        AtomicInteger throttles = new AtomicInteger();
         if (demo) {
             builder.route("GET /hello/{name}", (req, res) -> res.send("Hello " + req.pathParam("name") + "\n"));
             builder.route("GET /hello", (req, res) -> res.send("Hello world\n"));
@@ -117,20 +121,22 @@ final class ServeCommand {
                     : limits.toBuilder()
                             .requestRate(ThrottleLimits.parseRate(DEMO_DOWNLOAD_RATE))
                             .build();
-            Throttle throttle = throttle(builder, download);
+            Throttle throttle = throttle(builder, download, throttles);
             // A route ending in * gives StaticFiles the rest of the path: this instance is rooted at download/.
             StaticFiles downloads =
                     StaticFiles.builder(root.resolve("download")).build();
             builder.route("GET /download/*", new ThrottleHandler(throttle, downloads));
             builder.route(
                     "/*",
-                    limits.equals(ThrottleLimits.NONE) ? files : new ThrottleHandler(throttle(builder, limits), files));
+                    limits.equals(ThrottleLimits.NONE)
+                            ? files
+                            : new ThrottleHandler(throttle(builder, limits, throttles), files));
             builder.statusPage("/quarry/status");
         } else {
             if (limits.equals(ThrottleLimits.NONE)) {
                 builder.route("/*", files);
             } else {
-                builder.route("/*", new ThrottleHandler(throttle(builder, limits), files));
+                builder.route("/*", new ThrottleHandler(throttle(builder, limits, throttles), files));
             }
             if (options.flag("status")) {
                 builder.statusPage("/quarry/status");
@@ -170,10 +176,10 @@ final class ServeCommand {
     }
 
     /** A throttle with its MBean and status section registered on the builder. */
-    private static Throttle throttle(ServerBuilder builder, ThrottleLimits limits) {
+    private static Throttle throttle(ServerBuilder builder, ThrottleLimits limits, AtomicInteger throttles) {
         Throttle throttle = Throttle.of(limits);
         builder.manage(throttle); // started and stopped with the server
-        int index = THROTTLES.getAndIncrement();
+        int index = throttles.getAndIncrement();
         builder.mbean("type=Throttle,index=" + index, throttle.mxBean());
         builder.statusContributor(new StatusContributor() {
             @Override
@@ -185,7 +191,7 @@ final class ServeCommand {
             public Map<String, Object> status() {
                 ThrottleStatistics s = throttle.statistics();
                 Map<String, Object> values = new LinkedHashMap<>();
-                values.put("limits", throttle.limits().toString());
+                values.put("limits", describe(throttle.limits()));
                 values.put("active clients", (long) s.activeClients());
                 values.put("active requests", (long) s.activeRequests());
                 values.put("waiting writes", s.waitingWrites());
@@ -200,8 +206,33 @@ final class ServeCommand {
         return throttle;
     }
 
-    private static final java.util.concurrent.atomic.AtomicInteger THROTTLES =
-            new java.util.concurrent.atomic.AtomicInteger();
+    /**
+     * The limits that are set, in words short enough for a status page box, e.g. {@code 20 KiB/s per request (burst
+     * 32 KiB)}; JMX has every detail ({@code ThrottleMXBean.getLimits()}).
+     */
+    static String describe(ThrottleLimits limits) {
+        List<String> parts = new ArrayList<>();
+        rate(parts, limits.globalRate(), limits.globalCapacity(), "in all");
+        rate(parts, limits.clientRate(), limits.clientCapacity(), "per client");
+        rate(parts, limits.requestRate(), limits.requestCapacity(), "per request");
+        if (limits.maxRequestsPerClient() > 0) {
+            parts.add(limits.maxRequestsPerClient() + " requests per client");
+        }
+        if (!limits.allow().isEmpty()) {
+            parts.add("allow " + limits.allow());
+        }
+        if (!limits.deny().isEmpty()) {
+            parts.add("deny " + limits.deny());
+        }
+        return parts.isEmpty() ? "none" : String.join(", ", parts);
+    }
+
+    private static void rate(List<String> parts, long rate, long capacity, String scope) {
+        if (rate > 0) {
+            parts.add(ThrottleLimits.formatRate(rate) + " " + scope + " (burst " + ThrottleLimits.formatSize(capacity)
+                    + ")");
+        }
+    }
 
     /** The bundled demo site, extracted to a temporary directory (deleted at exit). */
     static final class DemoSite {

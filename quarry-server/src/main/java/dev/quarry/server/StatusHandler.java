@@ -11,7 +11,9 @@ import java.util.function.Supplier;
 
 /**
  * The status page: {@code GET .../status} as an HTML page that refreshes itself every two seconds and needs no
- * external asset, and {@code GET .../status.json} as JSON. Non-blocking: it only reads counters.
+ * external asset (inline CSS, an empty inline icon so that browsers do not ask for {@code /favicon.ico}; the sections
+ * flow in as many columns as the window holds), and {@code GET .../status.json} as JSON. Non-blocking: it only reads
+ * counters.
  */
 public final class StatusHandler implements AsyncHandler {
     private final Supplier<ServerStatus> status;
@@ -41,28 +43,32 @@ public final class StatusHandler implements AsyncHandler {
                 <meta http-equiv="refresh" content="2">
                 <meta name="viewport" content="width=device-width, initial-scale=1">
                 <title>Quarry status</title>
+                <link rel="icon" href="data:,">
                 <style>
-                body{font:14px/1.4 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em;color:#222;background:#fafafa}
-                h1{font-size:1.5em;margin:0 0 .2em} .sub{color:#666;margin-bottom:1.5em}
-                section{display:inline-block;vertical-align:top;margin:0 1.5em 1.5em 0;background:#fff;
-                border:1px solid #ddd;border-radius:6px;padding:.6em 1em;min-width:18em}
-                h2{font-size:1.05em;margin:.2em 0 .5em;text-transform:capitalize}
-                table{border-collapse:collapse} td{padding:.15em .6em .15em 0;vertical-align:top}
-                td.k{color:#555} td.v{font-variant-numeric:tabular-nums;text-align:right}
-                td.v table td.v{text-align:right}
+                body{font:14px/1.35 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:1.5em 2em;color:#222;
+                background:#fafafa}
+                h1{font-size:1.5em;margin:0 0 .2em} .sub{color:#666;margin-bottom:1.2em}
+                main{columns:18em;column-gap:1.2em}
+                section{break-inside:avoid;margin:0 0 1.2em;background:#fff;border:1px solid #ddd;border-radius:6px;
+                padding:.5em 1em .6em}
+                h2{font-size:1.05em;margin:.1em 0 .4em;text-transform:capitalize}
+                table{border-collapse:collapse;width:100%} section>table+table{margin-top:.4em;border-top:1px solid #eee}
+                td{padding:.1em 0;vertical-align:top} td.k{color:#555;padding-right:1em;white-space:nowrap}
+                td.v{font-variant-numeric:tabular-nums;text-align:right;overflow-wrap:anywhere}
                 </style></head><body>
                 """);
         out.append("<h1>Quarry status</h1><div class=\"sub\">")
                 .append(escape(snapshot.name()))
                 .append(" &middot; up ")
                 .append(formatDuration(snapshot.uptime().toSeconds()))
-                .append(" &middot; refreshes every 2 s &middot; <a href=\"status.json\">status.json</a></div>\n");
+                .append(
+                        " &middot; refreshes every 2 s &middot; <a href=\"status.json\">status.json</a></div>\n<main>\n");
         for (Map.Entry<String, Object> section : snapshot.sections().entrySet()) {
             out.append("<section><h2>").append(escape(section.getKey())).append("</h2>");
             value(out, section.getValue());
             out.append("</section>\n");
         }
-        out.append("</body></html>\n");
+        out.append("</main></body></html>\n");
         return out.toString();
     }
 
