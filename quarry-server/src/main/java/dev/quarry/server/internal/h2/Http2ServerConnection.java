@@ -92,7 +92,6 @@ public final class Http2ServerConnection extends AbstractConnection
     private volatile boolean goAwaySent;
     private volatile boolean closing;
     private volatile boolean closed;
-    private volatile Thread producingThread;
     private volatile Thread deferringThread;
     private Timeout settingsAckTimeout;
     private Timeout streamIdleCheck;
@@ -253,18 +252,20 @@ public final class Http2ServerConnection extends AbstractConnection
 
     @Override
     public Runnable produce() {
-        producingThread = Thread.currentThread();
         try {
             while (true) {
+                if (closed) {
+                    // Only the producer touches the input buffer: it releases it here, whoever closed the connection
+                    // (onClose asks for production so that this runs). Streams were failed; their tasks are moot.
+                    tasks.clear();
+                    releaseInput();
+                    return null;
+                }
                 Runnable task = tasks.poll();
                 if (task != null) {
                     // The task may run here (then its responses are batched until the input runs dry) or elsewhere.
                     deferringThread = Thread.currentThread();
                     return task;
-                }
-                if (closed) {
-                    releaseInputIfQuiet();
-                    return null;
                 }
                 if (input != null && parseFrame()) {
                     continue;
@@ -283,8 +284,6 @@ public final class Http2ServerConnection extends AbstractConnection
             LOG.log(Level.WARNING, "HTTP/2 processing failed on " + this, x);
             goAway(ErrorCode.INTERNAL_ERROR, "internal error");
             return null;
-        } finally {
-            producingThread = null;
         }
     }
 
@@ -946,14 +945,14 @@ public final class Http2ServerConnection extends AbstractConnection
         flusher.terminate(failure);
         cancelTimers();
         // The flusher's buffer is only touched under the lock or by a write that fails once the endpoint is closed:
-        // it can go back now. The input belongs to the producing thread, which releases it when it sees `closed`.
+        // it can go back now. The input belongs to the producer, which releases it when it sees `closed`: produce now,
+        // here or, if a thread is producing (possibly this one, closing on end of input), by that thread once more.
         flusher.release();
-        if (producingThread == null) {
-            releaseInputIfQuiet();
-        }
+        strategy.produce();
     }
 
-    private void releaseInputIfQuiet() {
+    /** On the producer only. */
+    private void releaseInput() {
         RetainableByteBuffer current = input;
         if (current != null) {
             input = null;
