@@ -139,7 +139,9 @@ final class Http2Flusher extends IteratingCallback {
             if (terminated != null) {
                 return;
             }
-            active.addAll(control);
+            // Control frames go before every stream entry, including those still in `active` from an earlier round
+            // (stalled on a closed window): a SETTINGS ACK must precede the DATA that the new settings release.
+            active.addAll(0, control);
             control.clear();
             active.addAll(queue);
             queue.clear();
