@@ -770,10 +770,16 @@ public final class Http2ServerConnection extends AbstractConnection
         }
     }
 
-    /** The exchange of a stream completed: the response was sent and the handler is done. */
+    /**
+     * The response of a stream was sent and nothing will read its content: the exchange completed, or the session
+     * answered the request itself (431, a bad target).
+     */
     void onStreamCompleted(Http2Stream stream) {
         lock.lock();
         try {
+            // From now on its DATA is discarded with the window kept open, and END_STREAM or RST_STREAM frees the
+            // stream.
+            stream.markCompleted();
             stream.releaseContent();
             if (stream.isRemoteClosed()) {
                 streams.remove(stream.id());

@@ -270,6 +270,11 @@ final class Http2Stream implements HttpStream {
         return completed;
     }
 
+    /** The response was sent and nobody will read content any more: later DATA is discarded. Under the lock. */
+    void markCompleted() {
+        completed = true;
+    }
+
     /**
      * Marks the stream reset (by either side), under the lock: a stream is reset at most once, and never in answer to
      * the peer's own RST_STREAM (RFC 9113 5.4.2).
@@ -286,7 +291,6 @@ final class Http2Stream implements HttpStream {
 
     @Override
     public void succeeded() {
-        completed = true;
         session.onStreamCompleted(this);
     }
 
