@@ -576,9 +576,13 @@ public final class Http2TestClient implements AutoCloseable {
         ByteArrayOutputStream body = new ByteArrayOutputStream();
         while (true) {
             Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+            // WINDOW_UPDATE and PRIORITY on the stream are not part of the response (the server sends window
+            // updates while it reads the request body): they stay queued for other awaits.
             FrameEvent event = await(
                     FrameEvent.class,
                     e -> e.streamId() == streamId
+                                    && !(e instanceof FrameEvent.WindowUpdate)
+                                    && !(e instanceof FrameEvent.Priority)
                             || e instanceof FrameEvent.GoAway
                             || e instanceof FrameEvent.Closed
                             || e instanceof FrameEvent.ConnectionError,
