@@ -112,6 +112,27 @@ class FlowControlTest extends Http2ServerTestSupport {
         client.ping(TIMEOUT); // a stream error: the connection goes on
     }
 
+    /** RFC 9113 8.1.1: checked even when the handler answered without reading, before the body ended. */
+    @Test
+    void aBodyShorterThanItsContentLengthIsResetAfterTheResponse() throws Exception {
+        start(builder -> builder.handler(TestHandlers.hello(Shape.ASYNC)));
+        Http2TestClient client = connect();
+        int stream = client.nextStreamId();
+        client.sendHeaders(
+                stream,
+                "POST",
+                "http",
+                client.authority(),
+                "/upload",
+                new HttpFields().add("content-length", "10"),
+                false);
+        assertEquals(200, client.awaitResponse(stream).status(), "answered without reading the body");
+        client.sendData(stream, new byte[5], true);
+        assertEquals(
+                ErrorCode.PROTOCOL_ERROR, client.awaitRstStream(stream, TIMEOUT).error());
+        client.ping(TIMEOUT);
+    }
+
     @Test
     void aHandlersWritesCompleteOnlyAsTheClientOpensItsWindow() throws Exception {
         byte[] body = randomBytes(1024 * 1024, 6);

@@ -511,9 +511,8 @@ public final class Http2ServerConnection extends AbstractConnection
             discard = stream.isCompleted();
             if (discard) {
                 // The response is complete and the handler gone: nobody will read this, just keep the windows open.
-                if (stream.isRemoteClosed()) {
-                    throw Http2Exception.stream(streamId, ErrorCode.STREAM_CLOSED, "DATA after END_STREAM");
-                }
+                // The request may still prove malformed (content-length), or DATA may follow END_STREAM.
+                stream.countContent(data.remaining(), endStream);
                 if (endStream) {
                     stream.onTrailers(null);
                     streams.remove(streamId);
