@@ -82,6 +82,7 @@ public final class Http2ServerConnection extends AbstractConnection
     private final InvocationType streamTaskType;
     private RetainableByteBuffer input;
     private int recentlyResetIndex;
+    // Written by the producer under the lock (goAway reads it from any thread).
     private int lastStreamId;
     private int connectionSendWindow = Http2Settings.DEFAULT_INITIAL_WINDOW_SIZE;
     private int connectionRecvWindow;
@@ -384,32 +385,42 @@ public final class Http2ServerConnection extends AbstractConnection
             throw Http2Exception.connection(
                     ErrorCode.STREAM_CLOSED, "HEADERS on closed stream " + streamId + " (last " + lastStreamId + ")");
         }
-        lastStreamId = streamId;
-        if (goAwaySent) {
-            return; // RFC 9113 6.8: streams above the GOAWAY's last stream id are ignored
-        }
-        int active;
+        Http2Stream stream = new Http2Stream(streamId, this, peerInitialWindow);
+        stream.initReceiveWindow(config.initialStreamWindow());
+        boolean ignore;
+        boolean refuse;
         lock.lock();
         try {
-            active = streams.size();
+            // One critical section with goAway(), which may run on another thread (stop, timer): either the GOAWAY
+            // comes first and this stream is ignored (RFC 9113 6.8), or its last-stream-id covers this stream, which
+            // is then already registered, so that the GOAWAY's completion does not close under it.
+            lastStreamId = streamId;
+            ignore = goAwaySent;
+            refuse = !ignore && streams.size() >= config.maxConcurrentStreams();
+            if (!ignore && !refuse) {
+                streams.put(streamId, stream);
+            }
         } finally {
             lock.unlock();
         }
-        if (active >= config.maxConcurrentStreams()) {
+        if (ignore) {
+            return;
+        }
+        if (refuse) {
             sendReset(streamId, ErrorCode.REFUSED_STREAM);
             return;
         }
-        Http2Stream stream = new Http2Stream(streamId, this, peerInitialWindow);
-        stream.initReceiveWindow(config.initialStreamWindow());
+        scheduleStreamIdleCheck();
         if (block.tooLarge()) {
-            registerStream(stream);
-            if (endStream) {
-                stream.onTrailers(null);
-            }
-            sendError(stream, HttpStatus.REQUEST_HEADER_FIELDS_TOO_LARGE_431, "request header fields too large");
+            answerWithError(
+                    stream,
+                    endStream,
+                    HttpStatus.REQUEST_HEADER_FIELDS_TOO_LARGE_431,
+                    "request header fields too large");
             return;
         }
-        RequestHead head = Http2Messages.request(streamId, block); // throws a stream error if malformed
+        // A stream error from here on (a malformed request) resets the registered stream and removes it.
+        RequestHead head = Http2Messages.request(streamId, block);
         Exchange exchange;
         try {
             exchange = new Exchange(
@@ -424,24 +435,37 @@ public final class Http2ServerConnection extends AbstractConnection
                     head.authority(),
                     head.contentLength());
         } catch (BadMessageException x) {
-            registerStream(stream);
+            answerWithError(stream, endStream, x.status(), x.reason());
+            return;
+        }
+        if (endStream && head.contentLength() > 0) {
+            throw Http2Exception.stream(
+                    streamId, ErrorCode.PROTOCOL_ERROR, "content-length " + head.contentLength() + " but no DATA");
+        }
+        lock.lock();
+        try {
+            stream.exchange(exchange, head.contentLength());
             if (endStream) {
                 stream.onTrailers(null);
             }
-            sendError(stream, x.status(), x.reason());
-            return;
+        } finally {
+            lock.unlock();
         }
-        stream.exchange(exchange, head.contentLength());
-        if (endStream) {
-            if (head.contentLength() > 0) {
-                throw Http2Exception.stream(
-                        streamId, ErrorCode.PROTOCOL_ERROR, "content-length " + head.contentLength() + " but no DATA");
-            }
-            stream.onTrailers(null);
-        }
-        registerStream(stream);
         context.statistics().onHttp2Request();
         tasks.add(streamTask(stream));
+    }
+
+    /** The session answers a registered stream's request itself (431, a bad target), without a handler. */
+    private void answerWithError(Http2Stream stream, boolean endStream, int status, String reason) {
+        if (endStream) {
+            lock.lock();
+            try {
+                stream.onTrailers(null);
+            } finally {
+                lock.unlock();
+            }
+        }
+        sendError(stream, status, reason);
     }
 
     private void registerStream(Http2Stream stream) {
@@ -895,11 +919,18 @@ public final class Http2ServerConnection extends AbstractConnection
 
     /** Sends GOAWAY and closes once it is written (and, for NO_ERROR, once streams in progress completed). */
     private void goAway(ErrorCode error, String reason) {
-        if (goAwaySent) {
-            return;
+        int last;
+        lock.lock();
+        try {
+            // With onHeaders: the last stream id read here is the last stream that was (or will be) served.
+            if (goAwaySent) {
+                return;
+            }
+            goAwaySent = true;
+            last = lastStreamId;
+        } finally {
+            lock.unlock();
         }
-        goAwaySent = true;
-        int last = lastStreamId;
         flusher.offer(new Http2Flusher.ControlEntry(
                 out -> generator.goAway(out, last, error, reason),
                 Callback.from(
