@@ -91,6 +91,8 @@ public final class Http2ServerConnection extends AbstractConnection
     private boolean settingsReceived;
     private boolean drained;
     private volatile boolean goAwaySent;
+    // Set once our GOAWAY is in the flusher's queue: a close queued from then on cannot overtake it.
+    private volatile boolean goAwayQueued;
     private volatile boolean closing;
     private volatile boolean closed;
     private volatile Thread deferringThread;
@@ -879,8 +881,13 @@ public final class Http2ServerConnection extends AbstractConnection
         return false;
     }
 
+    /**
+     * Closes once the last stream is gone, if the connection is ending: after our GOAWAY, but never before it is
+     * queued (the close would overtake it and the client would see the connection end without it; the GOAWAY's own
+     * completion closes in that case); or after the client's GOAWAY, when we send none.
+     */
     private void afterStreamRemoved() {
-        if ((closing || goAwaySent) && streamsEmpty()) {
+        if ((goAwayQueued || closing && !goAwaySent) && streamsEmpty()) {
             closeAfterFlush();
         }
     }
@@ -941,6 +948,7 @@ public final class Http2ServerConnection extends AbstractConnection
                             }
                         },
                         x -> closeNow())));
+        goAwayQueued = true;
         if (error != ErrorCode.NO_ERROR) {
             failStreams(new IOException("HTTP/2 connection error " + error + ": " + reason));
         }
@@ -1017,10 +1025,9 @@ public final class Http2ServerConnection extends AbstractConnection
 
     @Override
     public void shutdown() {
+        // The GOAWAY is queued first: whatever closes the connection from now on closes after it.
+        goAway(ErrorCode.NO_ERROR, "server shutting down");
         closing = true;
-        if (!goAwaySent) {
-            goAway(ErrorCode.NO_ERROR, "server shutting down");
-        }
         if (streamsEmpty()) {
             closeAfterFlush();
         }
