@@ -39,7 +39,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>It answers SETTINGS with an ACK and PING with a PING ACK; a request with status 200, {@code x-method} and
  * {@code x-path} fields and a body {@code METHOD PATH} followed by the request body; trailers {@code x-length} when the
  * request has {@code x-trailers: yes}; a malformed request with RST_STREAM PROTOCOL_ERROR; a stream error with
- * RST_STREAM; a connection error with GOAWAY and closing. Errors it sent are kept in {@link #errors()}.
+ * RST_STREAM; a connection error with GOAWAY and closing (gracefully: its output ends, and it reads until the client
+ * closes, so the GOAWAY is never lost to a reset). Errors it sent are kept in {@link #errors()}.
  */
 public final class EchoServer implements AutoCloseable {
     private final ServerSocketChannel server;
@@ -113,9 +114,25 @@ public final class EchoServer implements AutoCloseable {
     private void serve(SocketChannel channel) {
         try (channel) {
             Connection connection = new Connection(channel);
-            connection.run();
+            if (connection.run()) {
+                closeGracefully(channel);
+            }
         } catch (IOException x) {
             // The client went away: nothing to answer.
+        }
+    }
+
+    /**
+     * Closes after a GOAWAY the way a server must for the GOAWAY to arrive: closing a socket whose input still holds
+     * unread octets (frames the client sent after ours were parsed, an automatic ACK) makes the kernel send a reset,
+     * which may reach the client before the GOAWAY was read. So: end the output (the client reads the GOAWAY, then the
+     * end of input), then read and discard until the client closes too.
+     */
+    private static void closeGracefully(SocketChannel channel) throws IOException {
+        channel.shutdownOutput();
+        ByteBuffer discard = ByteBuffer.allocate(8192);
+        while (channel.read(discard) >= 0) {
+            discard.clear();
         }
     }
 
@@ -149,7 +166,8 @@ public final class EchoServer implements AutoCloseable {
             parser.expectPreface();
         }
 
-        void run() throws IOException {
+        /** @return true if the connection ended with a GOAWAY (ours or the client's), false at the end of input */
+        boolean run() throws IOException {
             generator.settings(out, new Http2Settings().set(Http2Settings.MAX_CONCURRENT_STREAMS, 100));
             flush();
             ByteBuffer in = ByteBuffer.allocate(FrameParser.Limits.DEFAULT.maxFrameSize() + 9);
@@ -158,8 +176,10 @@ public final class EchoServer implements AutoCloseable {
                 while (!done && parser.parseFrame(in)) {
                     flush();
                 }
+                flush();
                 in.compact();
             }
+            return done;
         }
 
         private void flush() throws IOException {

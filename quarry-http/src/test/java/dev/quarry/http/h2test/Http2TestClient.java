@@ -20,12 +20,10 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Predicate;
 
@@ -36,13 +34,26 @@ import java.util.function.Predicate;
  * whole response.
  *
  * <p>A blocking {@link SocketChannel} to a TCP or Unix-domain address; a reader thread parses what arrives and queues
- * the events. By default the client behaves as a real one would where a test rarely cares: it acknowledges the
- * server's SETTINGS (and applies its MAX_FRAME_SIZE and HEADER_TABLE_SIZE) and returns flow-control credit for the
- * DATA it receives; both can be turned off.
+ * the events until the end of input, whatever came before it (a GOAWAY is followed by the server closing, and the
+ * frames before the close are still collected). By default the client behaves as a real one would where a test rarely
+ * cares: it acknowledges the server's SETTINGS (and applies its MAX_FRAME_SIZE and HEADER_TABLE_SIZE) and returns
+ * flow-control credit for the DATA it receives; both can be turned off.
+ *
+ * <p>Ordering: the reader thread starts at once, so the server's SETTINGS may arrive before this client sent its own
+ * preface. Its ACK is held back until the client sent its first SETTINGS frame with {@link #sendSettings} (RFC 9113
+ * 3.4: the client preface is the magic octets followed by SETTINGS), so that an automatic ACK never overtakes the
+ * preface, whatever the timing.
+ *
+ * <p>A server that closes the connection: a send that fails (broken pipe, reset) is recorded, not thrown, and later
+ * sends are dropped, so that a test flooding a server that answers with GOAWAY and closes can go on to await the
+ * GOAWAY. {@link #writeFailure()} tells whether that happened, and an await that times out says so.
  *
  * <p>Awaiting: each {@code await...} takes the first not yet taken event that matches, leaving the others queued for
  * later awaits; {@link #events()} keeps every event received. A timeout fails with an {@link AssertionError} that
  * lists what did arrive.
+ *
+ * <p>Flow control: {@link #sendDataFlowControlled} sends DATA only within the windows the server opened (its
+ * SETTINGS_INITIAL_WINDOW_SIZE and WINDOW_UPDATEs), waiting for credit; {@link #sendData} ignores the windows.
  *
  * <p>Thread-safety: sends are serialised by a lock (the reader thread also sends ACKs and window updates); awaits may
  * be called from any thread.
@@ -72,16 +83,18 @@ public final class Http2TestClient implements AutoCloseable {
     private final FrameGenerator generator = new FrameGenerator(encoder);
     private final FrameParser parser;
     private final ReentrantLock writeLock = new ReentrantLock();
-    private final ReentrantLock lock = new ReentrantLock();
-    private final Condition arrived = lock.newCondition();
-    private final List<FrameEvent> pending = new ArrayList<>();
-    private final List<FrameEvent> history = new ArrayList<>();
+    private final EventQueue events = new EventQueue(this::diagnostics);
+    private final AtomicLong streamIds = new AtomicLong(1);
     private final Thread reader;
     private final String authority;
 
     private volatile boolean autoAckSettings = true;
     private volatile boolean autoWindowUpdate = true;
-    private int nextStreamId = 1;
+    private volatile boolean readerDone;
+    private volatile IOException writeFailure;
+    // Guarded by writeLock: ACKs wait until this client's own SETTINGS went out.
+    private boolean settingsSent;
+    private int deferredAcks;
 
     private Http2TestClient(SocketChannel channel, String authority, int maxFrameSize) {
         this.channel = channel;
@@ -167,27 +180,32 @@ public final class Http2TestClient implements AutoCloseable {
 
     /** @return a fresh client stream id: 1, 3, 5... */
     public int nextStreamId() {
-        lock.lock();
-        try {
-            int id = nextStreamId;
-            nextStreamId += 2;
-            return id;
-        } finally {
-            lock.unlock();
-        }
+        return (int) streamIds.getAndAdd(2);
+    }
+
+    /** @return why writing failed, if it did (the server closed, or {@link #close()} was called) */
+    public Optional<IOException> writeFailure() {
+        return Optional.ofNullable(writeFailure);
     }
 
     // --- sending ------------------------------------------------------------------------------------------------
 
-    /** Sends raw bytes. */
+    /**
+     * Sends raw bytes. If writing fails (the server closed the connection) the failure is recorded for
+     * {@link #writeFailure()} and this and later sends are dropped: the frames the server sent before closing are
+     * still collected.
+     */
     public void send(ByteBuffer bytes) {
         writeLock.lock();
         try {
+            if (writeFailure != null) {
+                return;
+            }
             while (bytes.hasRemaining()) {
                 channel.write(bytes);
             }
         } catch (IOException x) {
-            throw new UncheckedIOException("write failed", x);
+            writeFailure = x;
         } finally {
             writeLock.unlock();
         }
@@ -212,9 +230,25 @@ public final class Http2TestClient implements AutoCloseable {
         send(out.flip());
     }
 
-    /** Sends a SETTINGS frame. */
+    /**
+     * Sends a SETTINGS frame. The first one completes the client preface: the ACKs of server SETTINGS that arrived
+     * before it follow it.
+     */
     public void sendSettings(Http2Settings settings) {
-        write(9 + 6 * 8, out -> generator.settings(out, settings));
+        writeLock.lock();
+        try {
+            write(9 + 6 * 8, out -> generator.settings(out, settings));
+            if (!settingsSent) {
+                settingsSent = true;
+                for (; deferredAcks > 0; deferredAcks--) {
+                    if (autoAckSettings) {
+                        sendSettingsAck();
+                    }
+                }
+            }
+        } finally {
+            writeLock.unlock();
+        }
     }
 
     /** Sends a SETTINGS frame with ACK. */
@@ -247,7 +281,10 @@ public final class Http2TestClient implements AutoCloseable {
         write(14, out -> generator.priority(out, streamId, dependency, exclusive, weight));
     }
 
-    /** Sends DATA frames of at most the server's max frame size; END_STREAM on the last if {@code endStream}. */
+    /**
+     * Sends DATA frames of at most the server's max frame size, ignoring flow control; END_STREAM on the last if
+     * {@code endStream}.
+     */
     public void sendData(int streamId, byte[] data, boolean endStream) {
         writeLock.lock();
         try {
@@ -264,6 +301,39 @@ public final class Http2TestClient implements AutoCloseable {
         } finally {
             writeLock.unlock();
         }
+    }
+
+    /**
+     * Sends DATA within the server's flow-control windows: as much as the windows allow, then, for the rest, waits for
+     * the WINDOW_UPDATEs that open them. Frames of at most the server's max frame size; END_STREAM on the last if
+     * {@code endStream}. Other threads may send meanwhile (the write lock is not held while waiting).
+     *
+     * @throws AssertionError if the windows stay closed for {@code timeout}, or the connection ends first
+     */
+    public void sendDataFlowControlled(int streamId, byte[] data, boolean endStream, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        int at = 0;
+        if (data.length == 0) {
+            sendData(streamId, data, endStream);
+            return;
+        }
+        while (at < data.length) {
+            int max = Math.min(generator.maxFrameSize(), data.length - at);
+            int length = events.takeCredit(streamId, max, deadline, () -> readerDone || writeFailure != null);
+            boolean last = at + length == data.length;
+            sendData(streamId, java.util.Arrays.copyOfRange(data, at, at + length), endStream && last);
+            at += length;
+        }
+    }
+
+    /** @return the server's send window for {@code streamId} as this client counts it (what it may still send) */
+    public long streamSendWindow(int streamId) {
+        return events.streamWindow(streamId);
+    }
+
+    /** @return the connection's send window as this client counts it */
+    public long connectionSendWindow() {
+        return events.connectionWindow();
     }
 
     /** Sends a request head through the generator (lowercased, connection-specific fields dropped). */
@@ -387,9 +457,11 @@ public final class Http2TestClient implements AutoCloseable {
             how = channel.isOpen() ? "read failed: " + x : "closed by the client";
         } catch (RuntimeException | Error x) {
             how = "reader failed: " + x;
+            readerDone = true;
             received(new FrameEvent.Closed(how));
             throw x;
         }
+        readerDone = true;
         received(new FrameEvent.Closed(how));
     }
 
@@ -397,25 +469,16 @@ public final class Http2TestClient implements AutoCloseable {
         switch (event) {
             case FrameEvent.Settings settings -> applySettings(settings.settings());
             case FrameEvent.Data data -> {
-                if (autoWindowUpdate && data.flowControlledLength() > 0 && channel.isOpen()) {
-                    quietly(() -> {
-                        sendWindowUpdate(0, data.flowControlledLength());
-                        if (!data.endStream()) {
-                            sendWindowUpdate(data.streamId(), data.flowControlledLength());
-                        }
-                    });
+                if (autoWindowUpdate && data.flowControlledLength() > 0) {
+                    sendWindowUpdate(0, data.flowControlledLength());
+                    if (!data.endStream()) {
+                        sendWindowUpdate(data.streamId(), data.flowControlledLength());
+                    }
                 }
             }
             default -> {}
         }
-        lock.lock();
-        try {
-            pending.add(event);
-            history.add(event);
-            arrived.signalAll();
-        } finally {
-            lock.unlock();
-        }
+        events.add(event);
     }
 
     private void applySettings(Http2Settings settings) {
@@ -423,31 +486,24 @@ public final class Http2TestClient implements AutoCloseable {
         try {
             settings.get(Http2Settings.MAX_FRAME_SIZE).ifPresent(size -> generator.setMaxFrameSize((int) size));
             settings.get(Http2Settings.HEADER_TABLE_SIZE).ifPresent(size -> encoder.setMaxTableSize((int) size));
-            if (autoAckSettings && channel.isOpen()) {
-                quietly(this::sendSettingsAck);
+            if (!settingsSent) {
+                deferredAcks++; // an ACK now would overtake our preface
+            } else if (autoAckSettings) {
+                sendSettingsAck();
             }
         } finally {
             writeLock.unlock();
         }
     }
 
-    /** The server may have closed already: a failed automatic send is not the test's concern. */
-    private static void quietly(Runnable send) {
-        try {
-            send.run();
-        } catch (UncheckedIOException x) {
-            // The Closed event that follows tells the test what happened.
-        }
+    private String diagnostics() {
+        IOException failure = writeFailure;
+        return failure == null ? "" : "; writing failed: " + failure;
     }
 
     /** @return every event received so far, in order */
     public List<FrameEvent> events() {
-        lock.lock();
-        try {
-            return List.copyOf(history);
-        } finally {
-            lock.unlock();
-        }
+        return events.history();
     }
 
     /**
@@ -456,30 +512,7 @@ public final class Http2TestClient implements AutoCloseable {
      * @throws AssertionError on timeout, listing the events received
      */
     public <T extends FrameEvent> T await(Class<T> type, Predicate<? super T> condition, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        lock.lock();
-        try {
-            while (true) {
-                for (Iterator<FrameEvent> i = pending.iterator(); i.hasNext(); ) {
-                    FrameEvent event = i.next();
-                    if (type.isInstance(event) && condition.test(type.cast(event))) {
-                        i.remove();
-                        return type.cast(event);
-                    }
-                }
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    throw new AssertionError(
-                            "no " + type.getSimpleName() + " as expected within " + timeout + "; received: " + history);
-                }
-                arrived.await(left, TimeUnit.NANOSECONDS);
-            }
-        } catch (InterruptedException x) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted while awaiting " + type.getSimpleName(), x);
-        } finally {
-            lock.unlock();
-        }
+        return events.await(type, condition, timeout);
     }
 
     /** Takes the next event not taken yet, whatever it is. */
@@ -543,9 +576,13 @@ public final class Http2TestClient implements AutoCloseable {
         ByteArrayOutputStream body = new ByteArrayOutputStream();
         while (true) {
             Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+            // WINDOW_UPDATE and PRIORITY on the stream are not part of the response (the server sends window
+            // updates while it reads the request body): they stay queued for other awaits.
             FrameEvent event = await(
                     FrameEvent.class,
                     e -> e.streamId() == streamId
+                                    && !(e instanceof FrameEvent.WindowUpdate)
+                                    && !(e instanceof FrameEvent.Priority)
                             || e instanceof FrameEvent.GoAway
                             || e instanceof FrameEvent.Closed
                             || e instanceof FrameEvent.ConnectionError,
@@ -600,11 +637,13 @@ public final class Http2TestClient implements AutoCloseable {
             throw new UncheckedIOException(x);
         } catch (InterruptedException x) {
             Thread.currentThread().interrupt();
+        } finally {
+            events.signal();
         }
     }
 
     @Override
     public String toString() {
-        return "Http2TestClient{" + authority + ", " + parser + ", " + history.size() + " events}";
+        return "Http2TestClient{" + authority + ", " + parser + ", " + events.size() + " events" + diagnostics() + "}";
     }
 }

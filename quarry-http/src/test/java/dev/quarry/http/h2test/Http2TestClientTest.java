@@ -173,7 +173,54 @@ class Http2TestClientTest {
             FrameEvent.GoAway goAway = client.awaitGoAway(TIMEOUT);
             assertEquals(ErrorCode.PROTOCOL_ERROR, goAway.error());
             assertTrue(goAway.debug().contains("PING"), goAway.debug());
-            client.awaitClosed(TIMEOUT);
+            // The server ends its output after the GOAWAY instead of resetting the connection.
+            assertEquals("end of input", client.awaitClosed(TIMEOUT).how());
+        }
+    }
+
+    @Test
+    void theAckOfTheServersSettingsNeverOvertakesTheClientPreface() {
+        server = EchoServer.tcp();
+        try (Http2TestClient client = Http2TestClient.open(server.address(), 16_384)) {
+            // The server's SETTINGS is there before the client said anything: an ACK sent now would be a bad preface.
+            client.awaitSettings(TIMEOUT);
+            client.sendPreface();
+            client.sendSettings(new Http2Settings());
+            client.awaitSettingsAck(TIMEOUT);
+            assertEquals(200, client.awaitResponse(client.get("/after-preface")).status());
+            assertTrue(server.errors().isEmpty(), () -> "server saw: " + server.errors());
+        }
+    }
+
+    @Test
+    void sendsAfterTheConnectionEndedAreRecordedNotThrown() {
+        Http2TestClient client = connect("tcp");
+        client.close();
+        client.sendPing(1, false);
+        client.get("/too-late");
+        assertTrue(client.writeFailure().isPresent(), "the failed write is reported");
+        AssertionError error = assertThrows(AssertionError.class, () -> client.ping(Duration.ofMillis(50)));
+        assertTrue(error.getMessage().contains("writing failed"), error.getMessage());
+    }
+
+    @Test
+    void aFlowControlledSendStopsAtTheStreamWindow() {
+        // The echo server returns connection credit only: the stream's initial window of 65535 is all there is.
+        try (Http2TestClient client = connect("tcp")) {
+            int stream = client.nextStreamId();
+            client.sendHeaders(stream, "POST", "http", client.authority(), "/window", new HttpFields(), false);
+            AssertionError error = assertThrows(
+                    AssertionError.class,
+                    () -> client.sendDataFlowControlled(stream, new byte[70_000], true, Duration.ofMillis(200)));
+            assertTrue(error.getMessage().contains("no flow-control credit for stream " + stream), error.getMessage());
+            assertEquals(0, client.streamSendWindow(stream));
+            // The server returns connection credit for each DATA frame it read: the connection window refills.
+            long deadline = System.nanoTime() + TIMEOUT.toNanos();
+            while (client.connectionSendWindow() != 65_535) {
+                assertTrue(System.nanoTime() < deadline, () -> "connection window " + client.connectionSendWindow());
+                client.await(FrameEvent.WindowUpdate.class, u -> u.streamId() == 0, TIMEOUT);
+            }
+            assertEquals(0, client.streamSendWindow(stream));
         }
     }
 

@@ -43,7 +43,9 @@ final class Http2Flusher extends IteratingCallback {
     private final ArrayDeque<Entry> control = new ArrayDeque<>();
     private final ArrayDeque<Entry> queue = new ArrayDeque<>();
     private final List<Entry> active = new ArrayList<>();
-    private final List<Entry> completed = new ArrayList<>();
+    // Entries fully generated into the current write; swapped with `completing` (under the lock) to be completed.
+    private List<Entry> completed = new ArrayList<>();
+    private List<Entry> completing = new ArrayList<>();
     private final List<ByteBuffer> gather = new ArrayList<>();
     private RetainableByteBuffer output;
     private Throwable terminated;
@@ -124,10 +126,31 @@ final class Http2Flusher extends IteratingCallback {
                 return Action.IDLE;
             }
             // Entries that completed without writing a byte (an empty, non-last write): complete them and look again.
-            for (Entry entry : completed) {
+            succeedCompleted();
+        }
+    }
+
+    /**
+     * Completes the entries of the write that finished, outside the lock. They leave {@code completed} first: a
+     * callback may close the connection (the GOAWAY's does), which terminates this flusher, and terminate() must
+     * neither fail entries that were written nor modify the list being iterated.
+     */
+    private void succeedCompleted() {
+        List<Entry> entries;
+        lock.lock();
+        try {
+            entries = completed;
+            completed = completing;
+            completing = entries;
+        } finally {
+            lock.unlock();
+        }
+        try {
+            for (Entry entry : entries) {
                 entry.succeed();
             }
-            completed.clear();
+        } finally {
+            entries.clear();
         }
     }
 
@@ -139,7 +162,9 @@ final class Http2Flusher extends IteratingCallback {
             if (terminated != null) {
                 return;
             }
-            active.addAll(control);
+            // Control frames go before every stream entry, including those still in `active` from an earlier round
+            // (stalled on a closed window): a SETTINGS ACK must precede the DATA that the new settings release.
+            active.addAll(0, control);
             control.clear();
             active.addAll(queue);
             queue.clear();
@@ -197,11 +222,7 @@ final class Http2Flusher extends IteratingCallback {
 
     @Override
     public void succeeded() {
-        // Complete the callbacks of the entries that were fully written, outside the lock.
-        for (Entry entry : completed) {
-            entry.succeed();
-        }
-        completed.clear();
+        succeedCompleted();
         super.succeeded();
     }
 

@@ -82,6 +82,7 @@ public final class Http2ServerConnection extends AbstractConnection
     private final InvocationType streamTaskType;
     private RetainableByteBuffer input;
     private int recentlyResetIndex;
+    // Written by the producer under the lock (goAway reads it from any thread).
     private int lastStreamId;
     private int connectionSendWindow = Http2Settings.DEFAULT_INITIAL_WINDOW_SIZE;
     private int connectionRecvWindow;
@@ -90,9 +91,10 @@ public final class Http2ServerConnection extends AbstractConnection
     private boolean settingsReceived;
     private boolean drained;
     private volatile boolean goAwaySent;
+    // Set once our GOAWAY is in the flusher's queue: a close queued from then on cannot overtake it.
+    private volatile boolean goAwayQueued;
     private volatile boolean closing;
     private volatile boolean closed;
-    private volatile Thread producingThread;
     private volatile Thread deferringThread;
     private Timeout settingsAckTimeout;
     private Timeout streamIdleCheck;
@@ -253,18 +255,20 @@ public final class Http2ServerConnection extends AbstractConnection
 
     @Override
     public Runnable produce() {
-        producingThread = Thread.currentThread();
         try {
             while (true) {
+                if (closed) {
+                    // Only the producer touches the input buffer: it releases it here, whoever closed the connection
+                    // (onClose asks for production so that this runs). Streams were failed; their tasks are moot.
+                    tasks.clear();
+                    releaseInput();
+                    return null;
+                }
                 Runnable task = tasks.poll();
                 if (task != null) {
                     // The task may run here (then its responses are batched until the input runs dry) or elsewhere.
                     deferringThread = Thread.currentThread();
                     return task;
-                }
-                if (closed) {
-                    releaseInputIfQuiet();
-                    return null;
                 }
                 if (input != null && parseFrame()) {
                     continue;
@@ -283,8 +287,6 @@ public final class Http2ServerConnection extends AbstractConnection
             LOG.log(Level.WARNING, "HTTP/2 processing failed on " + this, x);
             goAway(ErrorCode.INTERNAL_ERROR, "internal error");
             return null;
-        } finally {
-            producingThread = null;
         }
     }
 
@@ -385,32 +387,42 @@ public final class Http2ServerConnection extends AbstractConnection
             throw Http2Exception.connection(
                     ErrorCode.STREAM_CLOSED, "HEADERS on closed stream " + streamId + " (last " + lastStreamId + ")");
         }
-        lastStreamId = streamId;
-        if (goAwaySent) {
-            return; // RFC 9113 6.8: streams above the GOAWAY's last stream id are ignored
-        }
-        int active;
+        Http2Stream stream = new Http2Stream(streamId, this, peerInitialWindow);
+        stream.initReceiveWindow(config.initialStreamWindow());
+        boolean ignore;
+        boolean refuse;
         lock.lock();
         try {
-            active = streams.size();
+            // One critical section with goAway(), which may run on another thread (stop, timer): either the GOAWAY
+            // comes first and this stream is ignored (RFC 9113 6.8), or its last-stream-id covers this stream, which
+            // is then already registered, so that the GOAWAY's completion does not close under it.
+            lastStreamId = streamId;
+            ignore = goAwaySent;
+            refuse = !ignore && streams.size() >= config.maxConcurrentStreams();
+            if (!ignore && !refuse) {
+                streams.put(streamId, stream);
+            }
         } finally {
             lock.unlock();
         }
-        if (active >= config.maxConcurrentStreams()) {
+        if (ignore) {
+            return;
+        }
+        if (refuse) {
             sendReset(streamId, ErrorCode.REFUSED_STREAM);
             return;
         }
-        Http2Stream stream = new Http2Stream(streamId, this, peerInitialWindow);
-        stream.initReceiveWindow(config.initialStreamWindow());
+        scheduleStreamIdleCheck();
         if (block.tooLarge()) {
-            registerStream(stream);
-            if (endStream) {
-                stream.onTrailers(null);
-            }
-            sendError(stream, HttpStatus.REQUEST_HEADER_FIELDS_TOO_LARGE_431, "request header fields too large");
+            answerWithError(
+                    stream,
+                    endStream,
+                    HttpStatus.REQUEST_HEADER_FIELDS_TOO_LARGE_431,
+                    "request header fields too large");
             return;
         }
-        RequestHead head = Http2Messages.request(streamId, block); // throws a stream error if malformed
+        // A stream error from here on (a malformed request) resets the registered stream and removes it.
+        RequestHead head = Http2Messages.request(streamId, block);
         Exchange exchange;
         try {
             exchange = new Exchange(
@@ -425,24 +437,37 @@ public final class Http2ServerConnection extends AbstractConnection
                     head.authority(),
                     head.contentLength());
         } catch (BadMessageException x) {
-            registerStream(stream);
+            answerWithError(stream, endStream, x.status(), x.reason());
+            return;
+        }
+        if (endStream && head.contentLength() > 0) {
+            throw Http2Exception.stream(
+                    streamId, ErrorCode.PROTOCOL_ERROR, "content-length " + head.contentLength() + " but no DATA");
+        }
+        lock.lock();
+        try {
+            stream.exchange(exchange, head.contentLength());
             if (endStream) {
                 stream.onTrailers(null);
             }
-            sendError(stream, x.status(), x.reason());
-            return;
+        } finally {
+            lock.unlock();
         }
-        stream.exchange(exchange, head.contentLength());
-        if (endStream) {
-            if (head.contentLength() > 0) {
-                throw Http2Exception.stream(
-                        streamId, ErrorCode.PROTOCOL_ERROR, "content-length " + head.contentLength() + " but no DATA");
-            }
-            stream.onTrailers(null);
-        }
-        registerStream(stream);
         context.statistics().onHttp2Request();
         tasks.add(streamTask(stream));
+    }
+
+    /** The session answers a registered stream's request itself (431, a bad target), without a handler. */
+    private void answerWithError(Http2Stream stream, boolean endStream, int status, String reason) {
+        if (endStream) {
+            lock.lock();
+            try {
+                stream.onTrailers(null);
+            } finally {
+                lock.unlock();
+            }
+        }
+        sendError(stream, status, reason);
     }
 
     private void registerStream(Http2Stream stream) {
@@ -512,9 +537,8 @@ public final class Http2ServerConnection extends AbstractConnection
             discard = stream.isCompleted();
             if (discard) {
                 // The response is complete and the handler gone: nobody will read this, just keep the windows open.
-                if (stream.isRemoteClosed()) {
-                    throw Http2Exception.stream(streamId, ErrorCode.STREAM_CLOSED, "DATA after END_STREAM");
-                }
+                // The request may still prove malformed (content-length), or DATA may follow END_STREAM.
+                stream.countContent(data.remaining(), endStream);
                 if (endStream) {
                     stream.onTrailers(null);
                     streams.remove(streamId);
@@ -771,10 +795,16 @@ public final class Http2ServerConnection extends AbstractConnection
         }
     }
 
-    /** The exchange of a stream completed: the response was sent and the handler is done. */
+    /**
+     * The response of a stream was sent and nothing will read its content: the exchange completed, or the session
+     * answered the request itself (431, a bad target).
+     */
     void onStreamCompleted(Http2Stream stream) {
         lock.lock();
         try {
+            // From now on its DATA is discarded with the window kept open, and END_STREAM or RST_STREAM frees the
+            // stream.
+            stream.markCompleted();
             stream.releaseContent();
             if (stream.isRemoteClosed()) {
                 streams.remove(stream.id());
@@ -851,8 +881,13 @@ public final class Http2ServerConnection extends AbstractConnection
         return false;
     }
 
+    /**
+     * Closes once the last stream is gone, if the connection is ending: after our GOAWAY, but never before it is
+     * queued (the close would overtake it and the client would see the connection end without it; the GOAWAY's own
+     * completion closes in that case); or after the client's GOAWAY, when we send none.
+     */
     private void afterStreamRemoved() {
-        if ((closing || goAwaySent) && streamsEmpty()) {
+        if ((goAwayQueued || closing && !goAwaySent) && streamsEmpty()) {
             closeAfterFlush();
         }
     }
@@ -891,11 +926,18 @@ public final class Http2ServerConnection extends AbstractConnection
 
     /** Sends GOAWAY and closes once it is written (and, for NO_ERROR, once streams in progress completed). */
     private void goAway(ErrorCode error, String reason) {
-        if (goAwaySent) {
-            return;
+        int last;
+        lock.lock();
+        try {
+            // With onHeaders: the last stream id read here is the last stream that was (or will be) served.
+            if (goAwaySent) {
+                return;
+            }
+            goAwaySent = true;
+            last = lastStreamId;
+        } finally {
+            lock.unlock();
         }
-        goAwaySent = true;
-        int last = lastStreamId;
         flusher.offer(new Http2Flusher.ControlEntry(
                 out -> generator.goAway(out, last, error, reason),
                 Callback.from(
@@ -906,6 +948,7 @@ public final class Http2ServerConnection extends AbstractConnection
                             }
                         },
                         x -> closeNow())));
+        goAwayQueued = true;
         if (error != ErrorCode.NO_ERROR) {
             failStreams(new IOException("HTTP/2 connection error " + error + ": " + reason));
         }
@@ -946,14 +989,14 @@ public final class Http2ServerConnection extends AbstractConnection
         flusher.terminate(failure);
         cancelTimers();
         // The flusher's buffer is only touched under the lock or by a write that fails once the endpoint is closed:
-        // it can go back now. The input belongs to the producing thread, which releases it when it sees `closed`.
+        // it can go back now. The input belongs to the producer, which releases it when it sees `closed`: produce now,
+        // here or, if a thread is producing (possibly this one, closing on end of input), by that thread once more.
         flusher.release();
-        if (producingThread == null) {
-            releaseInputIfQuiet();
-        }
+        strategy.produce();
     }
 
-    private void releaseInputIfQuiet() {
+    /** On the producer only. */
+    private void releaseInput() {
         RetainableByteBuffer current = input;
         if (current != null) {
             input = null;
@@ -982,10 +1025,9 @@ public final class Http2ServerConnection extends AbstractConnection
 
     @Override
     public void shutdown() {
+        // The GOAWAY is queued first: whatever closes the connection from now on closes after it.
+        goAway(ErrorCode.NO_ERROR, "server shutting down");
         closing = true;
-        if (!goAwaySent) {
-            goAway(ErrorCode.NO_ERROR, "server shutting down");
-        }
         if (streamsEmpty()) {
             closeAfterFlush();
         }

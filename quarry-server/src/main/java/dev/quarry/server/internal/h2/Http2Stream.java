@@ -105,18 +105,7 @@ final class Http2Stream implements HttpStream {
      * @return whether the handler is waiting for content and must be called back (outside the lock)
      */
     boolean onData(ByteBuffer data, RetainableByteBuffer owner, int flowControlledLength, boolean endStream) {
-        if (remoteClosed) {
-            throw Http2Exception.stream(id, ErrorCode.STREAM_CLOSED, "DATA after END_STREAM");
-        }
-        contentReceived += data.remaining();
-        if (expectedContentLength >= 0
-                && (contentReceived > expectedContentLength
-                        || (endStream && contentReceived != expectedContentLength))) {
-            throw Http2Exception.stream(
-                    id,
-                    ErrorCode.PROTOCOL_ERROR,
-                    "content-length " + expectedContentLength + " but " + contentReceived + " bytes of DATA");
-        }
+        countContent(data.remaining(), endStream);
         if (data.hasRemaining()) {
             if (owner != null) {
                 owner.retain();
@@ -128,6 +117,27 @@ final class Http2Stream implements HttpStream {
         }
         lastProgressNanos = System.nanoTime();
         return takeDemand();
+    }
+
+    /**
+     * Counts request content against the declared content-length (RFC 9113 8.1.1), whether it is queued or, after the
+     * response completed, discarded; under the lock.
+     *
+     * @throws Http2Exception a stream error: DATA after END_STREAM, or content that does not match content-length
+     */
+    void countContent(int length, boolean endStream) {
+        if (remoteClosed) {
+            throw Http2Exception.stream(id, ErrorCode.STREAM_CLOSED, "DATA after END_STREAM");
+        }
+        contentReceived += length;
+        if (expectedContentLength >= 0
+                && (contentReceived > expectedContentLength
+                        || (endStream && contentReceived != expectedContentLength))) {
+            throw Http2Exception.stream(
+                    id,
+                    ErrorCode.PROTOCOL_ERROR,
+                    "content-length " + expectedContentLength + " but " + contentReceived + " bytes of DATA");
+        }
     }
 
     /** Trailers ended the content. */
@@ -270,6 +280,11 @@ final class Http2Stream implements HttpStream {
         return completed;
     }
 
+    /** The response was sent and nobody will read content any more: later DATA is discarded. Under the lock. */
+    void markCompleted() {
+        completed = true;
+    }
+
     /**
      * Marks the stream reset (by either side), under the lock: a stream is reset at most once, and never in answer to
      * the peer's own RST_STREAM (RFC 9113 5.4.2).
@@ -286,7 +301,6 @@ final class Http2Stream implements HttpStream {
 
     @Override
     public void succeeded() {
-        completed = true;
         session.onStreamCompleted(this);
     }
 

@@ -1,0 +1,90 @@
+package dev.quarry.server.internal.h2;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.quarry.core.Callback;
+import dev.quarry.core.InvocationType;
+import dev.quarry.core.buffer.ByteBufferPool;
+import dev.quarry.core.test.LeakTrackingPoolExtension;
+import dev.quarry.http.h2.FrameGenerator;
+import dev.quarry.http.hpack.HpackEncoder;
+import dev.quarry.io.EndPoint;
+import java.io.EOFException;
+import java.lang.reflect.Proxy;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.locks.ReentrantLock;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** {@link Http2Flusher} against an endpoint whose writes complete at once, on the writing thread. */
+@ExtendWith(LeakTrackingPoolExtension.class)
+class Http2FlusherTest {
+
+    /** An endpoint that writes everything immediately and completes the callback before write() returns. */
+    private static EndPoint synchronousEndPoint() {
+        return (EndPoint) Proxy.newProxyInstance(
+                EndPoint.class.getClassLoader(), new Class<?>[] {EndPoint.class}, (proxy, method, args) -> {
+                    switch (method.getName()) {
+                        case "write" -> {
+                            for (ByteBuffer buffer : (ByteBuffer[]) args[1]) {
+                                buffer.position(buffer.limit());
+                            }
+                            ((Callback) args[0]).succeeded();
+                            return null;
+                        }
+                        case "isOpen" -> {
+                            return true;
+                        }
+                        case "toString" -> {
+                            return "SynchronousEndPoint";
+                        }
+                        default -> {
+                            return method.getReturnType() == long.class ? 0L : null;
+                        }
+                    }
+                });
+    }
+
+    private static final class NoWindows implements Http2Flusher.Windows {
+        @Override
+        public int connectionSendWindow() {
+            return 0;
+        }
+
+        @Override
+        public void consumeConnectionSendWindow(int bytes) {}
+    }
+
+    /**
+     * The GOAWAY's callback closes the connection, which terminates the flusher, while the flusher completes the
+     * entries of the same write: the others were written and must succeed, not fail (and nothing may throw).
+     */
+    @Test
+    void aCallbackThatTerminatesTheFlusherDoesNotFailWhatWasWritten(ByteBufferPool pool) {
+        FrameGenerator generator = new FrameGenerator(new HpackEncoder());
+        Http2Flusher[] flusher = new Http2Flusher[1];
+        flusher[0] =
+                new Http2Flusher(new ReentrantLock(), synchronousEndPoint(), pool, generator, new NoWindows(), 16_384);
+        List<String> outcomes = new CopyOnWriteArrayList<>();
+        flusher[0].offer(new Http2Flusher.ControlEntry(
+                out -> generator.ping(out, 1, true),
+                Callback.from(
+                        InvocationType.NON_BLOCKING,
+                        () -> {
+                            outcomes.add("first succeeded");
+                            flusher[0].terminate(new EOFException("closed by the first callback"));
+                        },
+                        x -> outcomes.add("first failed: " + x))));
+        flusher[0].offer(new Http2Flusher.ControlEntry(
+                out -> generator.ping(out, 2, true),
+                Callback.from(
+                        InvocationType.NON_BLOCKING,
+                        () -> outcomes.add("second succeeded"),
+                        x -> outcomes.add("second failed: " + x))));
+        flusher[0].iterate();
+        assertEquals(List.of("first succeeded", "second succeeded"), outcomes);
+        flusher[0].release();
+    }
+}
