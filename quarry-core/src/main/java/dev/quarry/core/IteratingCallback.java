@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * thread; {@code process()} is never run by two threads at once.
  */
 public abstract class IteratingCallback implements Callback {
+    private static final System.Logger LOG = System.getLogger(IteratingCallback.class.getName());
 
     /** What a call to {@link #process()} did. */
     public enum Action {
@@ -89,6 +90,11 @@ public abstract class IteratingCallback implements Callback {
             try {
                 action = process();
             } catch (Throwable x) {
+                if (!(x instanceof java.io.IOException)) {
+                    // An I/O failure is an outcome; anything else thrown by process() is a bug: never let it pass
+                    // silently, even when onCompleteFailure only cleans up.
+                    LOG.log(System.Logger.Level.WARNING, "process() failed in " + this, x);
+                }
                 failed(x);
                 return;
             }

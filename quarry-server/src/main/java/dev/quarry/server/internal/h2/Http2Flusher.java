@@ -102,6 +102,19 @@ final class Http2Flusher extends IteratingCallback {
         return true;
     }
 
+    /**
+     * @return control frames queued and not yet written: they only pile up when the peer does not read, since the
+     *     peer's own frames are what most of them answer
+     */
+    int controlBacklog() {
+        lock.lock();
+        try {
+            return control.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** @param maxFrameSize the peer's SETTINGS_MAX_FRAME_SIZE */
     void setMaxFrameSize(int maxFrameSize) {
         lock.lock();
@@ -418,6 +431,7 @@ final class Http2Flusher extends IteratingCallback {
                 int window = Math.min(flusher.windows().connectionSendWindow(), stream.sendWindow());
                 int length = Math.min(Math.min(content.remaining(), flusher.maxFrameSize()), window);
                 if (length <= 0) {
+                    stream.sendStalled(true); // waiting on the peer to open a window
                     return Generated.STALLED;
                 }
                 boolean end = last && trailers == null && length == content.remaining();

@@ -65,6 +65,7 @@ public final class Http2ServerConnection extends AbstractConnection
         implements FrameListener, ExecutionStrategy.Producer {
     private static final System.Logger LOG = System.getLogger(Http2ServerConnection.class.getName());
     private static final int RECENTLY_RESET = 64;
+    private static final int MAX_CONTROL_BACKLOG = 1024;
 
     private final ServerContext context;
     private final Http2Config config;
@@ -621,6 +622,7 @@ public final class Http2ServerConnection extends AbstractConnection
             throw Http2Exception.connection(ErrorCode.ENHANCE_YOUR_CALM, "too many SETTINGS frames");
         }
         settingsReceived = true;
+        checkControlBacklog();
         // Queue the ACK before applying: a window opened by the new settings may release DATA at once, and the peer
         // expects the ACK first.
         flusher.offer(new Http2Flusher.ControlEntry(generator::settingsAck, Callback.NOOP));
@@ -677,8 +679,21 @@ public final class Http2ServerConnection extends AbstractConnection
         if (!controlFrames.onEvent()) {
             throw Http2Exception.connection(ErrorCode.ENHANCE_YOUR_CALM, "too many PING frames");
         }
+        checkControlBacklog();
         flusher.offer(new Http2Flusher.ControlEntry(out -> generator.ping(out, payload, true), Callback.NOOP));
         flusher.iterate();
+    }
+
+    /**
+     * A peer that keeps sending frames we must answer (PING, SETTINGS) while never reading our answers would make
+     * them pile up without bound, under any rate limit: past a backlog, it is treated as an attack.
+     */
+    private void checkControlBacklog() {
+        if (flusher.controlBacklog() >= MAX_CONTROL_BACKLOG) {
+            throw Http2Exception.connection(
+                    ErrorCode.ENHANCE_YOUR_CALM,
+                    MAX_CONTROL_BACKLOG + " control frames waiting to be written: the client does not read");
+        }
     }
 
     @Override
@@ -1062,7 +1077,7 @@ public final class Http2ServerConnection extends AbstractConnection
         lock.lock();
         try {
             for (Http2Stream stream : streams.values()) {
-                if (now - stream.lastProgressNanos() > limit) {
+                if (stream.isWaitingForPeer() && now - stream.lastProgressNanos() > limit) {
                     expired.add(stream);
                 }
             }

@@ -40,6 +40,7 @@ final class Http2Stream implements HttpStream {
     private long expectedContentLength = -1;
     private volatile long lastProgressNanos = System.nanoTime();
     private boolean reset;
+    private boolean sendStalled;
 
     Http2Stream(int id, Http2ServerConnection session, int sendWindow) {
         this.id = id;
@@ -246,6 +247,7 @@ final class Http2Stream implements HttpStream {
     }
 
     void consumeSendWindow(int bytes) {
+        sendStalled = false;
         sendWindow -= bytes;
         lastProgressNanos = System.nanoTime();
     }
@@ -270,6 +272,20 @@ final class Http2Stream implements HttpStream {
 
     boolean isEndStreamSent() {
         return endStreamSent;
+    }
+
+    /** Under the lock: the flusher found the send window closed with content to send. */
+    void sendStalled(boolean stalled) {
+        sendStalled = stalled;
+    }
+
+    /**
+     * Under the lock: whether the stream is waiting on the peer — to open its window, to send request content the
+     * handler asked for, or to end a request whose response is complete. Only such a stream can be idle: a handler that
+     * is simply slow (long polling) is not the client's fault and is never reset for it.
+     */
+    boolean isWaitingForPeer() {
+        return sendStalled || (demanding && !remoteClosed) || (completed && !remoteClosed);
     }
 
     long lastProgressNanos() {
