@@ -68,23 +68,34 @@ public record Http2Config(
         Objects.requireNonNull(streamIdleTimeout, "streamIdleTimeout");
     }
 
+    /** @return a builder starting from the defaults */
+    public static Builder builder() {
+        return DEFAULT.toBuilder();
+    }
+
+    /** @return a builder starting from this configuration */
+    public Builder toBuilder() {
+        Builder builder = new Builder();
+        builder.maxConcurrentStreams = maxConcurrentStreams;
+        builder.initialStreamWindow = initialStreamWindow;
+        builder.connectionWindow = connectionWindow;
+        builder.maxFrameSize = maxFrameSize;
+        builder.maxHeaderListSize = maxHeaderListSize;
+        builder.maxHeaderBlockSize = maxHeaderBlockSize;
+        builder.maxContinuationFrames = maxContinuationFrames;
+        builder.maxResetsPerSecond = maxResetsPerSecond;
+        builder.maxControlFramesPerSecond = maxControlFramesPerSecond;
+        builder.settingsAckTimeout = settingsAckTimeout;
+        builder.streamIdleTimeout = streamIdleTimeout;
+        return builder;
+    }
+
     /**
      * @param max streams per connection
      * @return a copy with it
      */
     public Http2Config withMaxConcurrentStreams(int max) {
-        return new Http2Config(
-                max,
-                initialStreamWindow,
-                connectionWindow,
-                maxFrameSize,
-                maxHeaderListSize,
-                maxHeaderBlockSize,
-                maxContinuationFrames,
-                maxResetsPerSecond,
-                maxControlFramesPerSecond,
-                settingsAckTimeout,
-                streamIdleTimeout);
+        return toBuilder().maxConcurrentStreams(max).build();
     }
 
     /**
@@ -92,18 +103,7 @@ public record Http2Config(
      * @return a copy with it
      */
     public Http2Config withStreamIdleTimeout(Duration timeout) {
-        return new Http2Config(
-                maxConcurrentStreams,
-                initialStreamWindow,
-                connectionWindow,
-                maxFrameSize,
-                maxHeaderListSize,
-                maxHeaderBlockSize,
-                maxContinuationFrames,
-                maxResetsPerSecond,
-                maxControlFramesPerSecond,
-                settingsAckTimeout,
-                timeout);
+        return toBuilder().streamIdleTimeout(timeout).build();
     }
 
     /**
@@ -111,17 +111,105 @@ public record Http2Config(
      * @return a copy with it
      */
     public Http2Config withInitialStreamWindow(int window) {
-        return new Http2Config(
-                maxConcurrentStreams,
-                window,
-                connectionWindow,
-                maxFrameSize,
-                maxHeaderListSize,
-                maxHeaderBlockSize,
-                maxContinuationFrames,
-                maxResetsPerSecond,
-                maxControlFramesPerSecond,
-                settingsAckTimeout,
-                streamIdleTimeout);
+        return toBuilder().initialStreamWindow(window).build();
+    }
+
+    /** Builds an {@link Http2Config}; every setter documents the record component of the same name. */
+    public static final class Builder {
+        private int maxConcurrentStreams;
+        private int initialStreamWindow;
+        private int connectionWindow;
+        private int maxFrameSize;
+        private int maxHeaderListSize;
+        private int maxHeaderBlockSize;
+        private int maxContinuationFrames;
+        private int maxResetsPerSecond;
+        private int maxControlFramesPerSecond;
+        private Duration settingsAckTimeout;
+        private Duration streamIdleTimeout;
+
+        private Builder() {}
+
+        /** @param value streams a client may have open @return this */
+        public Builder maxConcurrentStreams(int value) {
+            maxConcurrentStreams = value;
+            return this;
+        }
+
+        /** @param value our SETTINGS_INITIAL_WINDOW_SIZE @return this */
+        public Builder initialStreamWindow(int value) {
+            initialStreamWindow = value;
+            return this;
+        }
+
+        /** @param value the connection receive window @return this */
+        public Builder connectionWindow(int value) {
+            connectionWindow = value;
+            return this;
+        }
+
+        /** @param value our SETTINGS_MAX_FRAME_SIZE @return this */
+        public Builder maxFrameSize(int value) {
+            maxFrameSize = value;
+            return this;
+        }
+
+        /** @param value our SETTINGS_MAX_HEADER_LIST_SIZE @return this */
+        public Builder maxHeaderListSize(int value) {
+            maxHeaderListSize = value;
+            return this;
+        }
+
+        /** @param value encoded bytes of one header block @return this */
+        public Builder maxHeaderBlockSize(int value) {
+            maxHeaderBlockSize = value;
+            return this;
+        }
+
+        /** @param value CONTINUATION frames of one header block @return this */
+        public Builder maxContinuationFrames(int value) {
+            maxContinuationFrames = value;
+            return this;
+        }
+
+        /** @param value client resets per second before ENHANCE_YOUR_CALM @return this */
+        public Builder maxResetsPerSecond(int value) {
+            maxResetsPerSecond = value;
+            return this;
+        }
+
+        /** @param value cheap control frames per second before ENHANCE_YOUR_CALM @return this */
+        public Builder maxControlFramesPerSecond(int value) {
+            maxControlFramesPerSecond = value;
+            return this;
+        }
+
+        /** @param value how long the client has to acknowledge our SETTINGS @return this */
+        public Builder settingsAckTimeout(Duration value) {
+            settingsAckTimeout = value;
+            return this;
+        }
+
+        /** @param value how long a stream may wait on the peer without progress @return this */
+        public Builder streamIdleTimeout(Duration value) {
+            streamIdleTimeout = value;
+            return this;
+        }
+
+        /** @return the configuration, validated */
+        public Http2Config build() {
+            return new Http2Config(
+                    maxConcurrentStreams,
+                    initialStreamWindow,
+                    connectionWindow,
+                    maxFrameSize,
+                    maxHeaderListSize,
+                    maxHeaderBlockSize,
+                    maxContinuationFrames,
+                    maxResetsPerSecond,
+                    maxControlFramesPerSecond,
+                    settingsAckTimeout,
+                    streamIdleTimeout);
+        }
     }
 }
