@@ -456,6 +456,8 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
     public void badMessage(BadMessageException failure) {
         if (exchange != null) {
             contentFailure = failure;
+            // The rest of the stream cannot be framed: whatever the response, it is the last one (Connection: close).
+            persistent = false;
         } else {
             badMessage = failure;
         }
