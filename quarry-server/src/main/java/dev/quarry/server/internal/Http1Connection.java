@@ -353,6 +353,11 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
         if (generator.mustClose()) {
             persistent = false;
         }
+        // A request line that fails to parse must not be answered as if it had the previous request's method (a
+        // HEAD would suppress the error's body) or version.
+        method = null;
+        target = null;
+        version = null;
         requestFields = null;
         contentFailure = null;
         continuePending = false;
@@ -742,9 +747,11 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
                 method = "GET";
             }
             generator.reset();
-            generator.writeResponseHead(
+            Framing framing = generator.writeResponseHead(
                     output.byteBuffer(), version, method, failure.status(), fields, body.length, false);
-            output.byteBuffer().put(body);
+            if (framing != Framing.NONE) { // a response to HEAD has no body, even when it is an error
+                output.byteBuffer().put(body);
+            }
         } catch (RuntimeException x) {
             LOG.log(Level.DEBUG, "could not write the error response on " + this, x);
         }
