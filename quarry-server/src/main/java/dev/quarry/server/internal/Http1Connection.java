@@ -570,17 +570,19 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
     @Override
     public void send(
             ResponseHead head, ByteBuffer content, boolean last, Supplier<HttpFields> trailers, Callback callback) {
+        if (head != null) {
+            ensureOutput(context.config().outputBufferSize());
+            if (continuePending) {
+                // The response is committed before the body was asked for: the body will not be read, so the
+                // connection cannot be reused (the client may still send it).
+                continuePending = false;
+                persistent = false;
+            }
+            // Throws, having written nothing, if a field cannot be encoded: the exchange then answers 500 instead.
+            framing = writeHead(head);
+        }
         try {
             ensureOutput(context.config().outputBufferSize());
-            if (head != null) {
-                if (continuePending) {
-                    // The response is committed before the body was asked for: the body will not be read, so the
-                    // connection cannot be reused (the client may still send it).
-                    continuePending = false;
-                    persistent = false;
-                }
-                framing = writeHead(head);
-            }
             ByteBuffer out = output.byteBuffer();
             boolean body = framing != Framing.NONE;
             int length = body ? content.remaining() : 0;

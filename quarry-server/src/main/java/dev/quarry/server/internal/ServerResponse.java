@@ -91,11 +91,17 @@ public final class ServerResponse implements Response {
         ResponseHead head = null;
         int length = content.remaining();
         if (!committed) {
-            OptionalLong declared = fields.getLong(HttpHeader.CONTENT_LENGTH);
+            OptionalLong declared;
+            try {
+                declared = fields.getLong(HttpHeader.CONTENT_LENGTH);
+            } catch (RuntimeException x) {
+                writing.set(false);
+                callback.failed(new IllegalArgumentException("invalid Content-Length in the response fields", x));
+                return;
+            }
             declaredLength = declared.isPresent() ? declared.getAsLong() : last ? length : -1;
             head = new ResponseHead(status, fields, declaredLength);
             committed = true;
-            exchange.onCommit(status);
         }
         written += length;
         if (declaredLength >= 0 && (written > declaredLength || (last && written < declaredLength))) {
@@ -111,7 +117,25 @@ public final class ServerResponse implements Response {
             completed = true;
         }
         writeCallback.callback = callback;
-        exchange.stream().send(head, content, last, last ? trailers : null, writeCallback);
+        if (head == null) {
+            exchange.stream().send(null, content, last, last ? trailers : null, writeCallback);
+            return;
+        }
+        try {
+            exchange.stream().send(head, content, last, last ? trailers : null, writeCallback);
+        } catch (RuntimeException x) {
+            // The stream could not encode the head (a field value with CR or LF, say) and wrote nothing: the
+            // response is not committed, so the handler's failure can still be answered with a 500.
+            committed = false;
+            completed = false;
+            written = 0;
+            declaredLength = -1;
+            writeCallback.callback = null;
+            writing.set(false);
+            callback.failed(x);
+            return;
+        }
+        exchange.onCommit(head.status());
     }
 
     /** Completes the response after the handler succeeded: flushes a stream, or sends an empty last write. */
