@@ -578,6 +578,10 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
                 continuePending = false;
                 persistent = false;
             }
+            if (shutdown) {
+                // The server is stopping: an exchange that began before is answered, and told it is the last one.
+                persistent = false;
+            }
             // Throws, having written nothing, if a field cannot be encoded: the exchange then answers 500 instead.
             framing = writeHead(head);
         }
@@ -862,7 +866,7 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
     @Override
     public String toString() {
         return "Http1Connection@" + Integer.toHexString(hashCode()) + "{" + parser.state() + ", exchange=" + exchange
-                + ", " + endPoint() + "}";
+                + (shutdown ? ", shutting down" : "") + ", " + endPoint() + "}";
     }
 
     /** Completes the handler's write and clears the output buffer for the next one. */
