@@ -169,7 +169,7 @@ public abstract class ServerTestBase {
     }
 
     @AfterEach
-    final void stopServerAndClients() throws Exception {
+    protected final void stopServerAndClients() throws Exception {
         Exception failure = null;
         for (AutoCloseable closeable : closeables.reversed()) {
             try {
