@@ -24,7 +24,7 @@ import java.util.Locale;
  * every read has a timeout, TCP and Unix-domain alike). Reads are buffered: bytes the server sent after the response
  * that was asked for (pipelined responses) stay for the next read.
  *
- * <p>Not thread-safe: one test thread.
+ * <p>Thread-safety: one thread may send while another reads; otherwise one thread.
  */
 public final class RawClient implements AutoCloseable {
     /** How long any single read or write may wait: generous, for a loaded 2-core machine. */
@@ -33,6 +33,9 @@ public final class RawClient implements AutoCloseable {
     private final SocketChannel channel;
     private final Selector selector;
     private final SelectionKey key;
+    // Writes wait on their own selector, so that one thread may send while another reads (a full-duplex client).
+    private final Selector writeSelector;
+    private final SelectionKey writeKey;
     private ByteBuffer in = ByteBuffer.allocate(16 * 1024).flip();
     private Duration timeout = DEFAULT_TIMEOUT;
     private boolean eof;
@@ -43,6 +46,8 @@ public final class RawClient implements AutoCloseable {
         channel.configureBlocking(false);
         this.selector = Selector.open();
         this.key = channel.register(selector, 0);
+        this.writeSelector = Selector.open();
+        this.writeKey = channel.register(writeSelector, 0);
     }
 
     /**
@@ -113,7 +118,14 @@ public final class RawClient implements AutoCloseable {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (out.hasRemaining()) {
             if (channel.write(out) == 0) {
-                await(SelectionKey.OP_WRITE, deadline, "writing " + out.remaining() + " more bytes");
+                await(
+                        writeSelector,
+                        writeKey,
+                        SelectionKey.OP_WRITE,
+                        deadline,
+                        "writing " + out.remaining() + " more bytes");
+            } else {
+                deadline = System.nanoTime() + timeout.toNanos(); // progress: a slow reader is not a timeout
             }
         }
         return this;
@@ -377,14 +389,15 @@ public final class RawClient implements AutoCloseable {
                 eof = true;
                 return -1;
             }
-            await(SelectionKey.OP_READ, deadline, what);
+            await(selector, key, SelectionKey.OP_READ, deadline, what);
         }
     }
 
-    private void await(int op, long deadline, String what) throws IOException {
+    private void await(Selector selector, SelectionKey key, int op, long deadline, String what) throws IOException {
         long left = deadline - System.nanoTime();
         if (left <= 0) {
-            throw new SocketTimeoutException("timed out after " + timeout + " " + what + "; unread: " + preview());
+            throw new SocketTimeoutException("timed out after " + timeout + " " + what
+                    + (op == SelectionKey.OP_READ ? "; unread: " + preview() : ""));
         }
         key.interestOps(op);
         try {
@@ -407,6 +420,7 @@ public final class RawClient implements AutoCloseable {
     public void close() throws IOException {
         try {
             selector.close();
+            writeSelector.close();
         } finally {
             channel.close();
         }
