@@ -86,6 +86,9 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
     private boolean persistent;
     private boolean continuePending;
     private Framing framing;
+    // A completed exchange left part of its body unread: discarded before the next request is parsed.
+    private boolean discarding;
+    private long discarded;
 
     /**
      * @param context the server's shared state
@@ -164,6 +167,12 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
         processingThread = Thread.currentThread();
         try {
             while (!closed && exchange == null) {
+                if (discarding) {
+                    if (!discardUnreadContent()) {
+                        return;
+                    }
+                    continue;
+                }
                 if (parseRequest()) {
                     if (preface) {
                         upgradeToHttp2();
@@ -347,11 +356,8 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
             content.release();
             content = null;
         }
-        if (!messageComplete && !consumeUnreadContent()) {
-            persistent = false;
-        }
-        if (generator.mustClose()) {
-            persistent = false;
+        if (contentFailure != null || generator.mustClose()) {
+            persistent = false; // a content failure also means the end of the request cannot be found
         }
         // A request line that fails to parse must not be answered as if it had the previous request's method (a
         // HEAD would suppress the error's body) or version.
@@ -367,27 +373,52 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
             closeAfterOutput();
             return false;
         }
+        if (!messageComplete) {
+            // The handler left part of the body unread: process() reads and discards it before the next request.
+            discarding = true;
+            discarded = 0;
+            return true;
+        }
         messageComplete = false;
         parser.reset();
         return true;
     }
 
-    /** Reads and discards the rest of a body the handler did not read, up to the configured limit. */
-    private boolean consumeUnreadContent() {
-        long discarded = 0;
+    /**
+     * Reads and discards the rest of a body the handler did not read, up to the configured limit, from the input
+     * buffer and then from the network as it arrives; beyond the limit the connection closes.
+     *
+     * @return true once the body is complete and the next request may be parsed; false if processing must wait for
+     *     more bytes (fill interest or a pending flush resumes it) or the connection is closing
+     */
+    private boolean discardUnreadContent() throws IOException {
         long limit = context.config().maxUnconsumedContent();
-        while (!messageComplete && contentFailure == null && discarded <= limit) {
+        while (true) {
             if (content != null) {
                 discarded += content.remaining();
                 content.release();
                 content = null;
+            }
+            if (messageComplete) {
+                discarding = false;
+                messageComplete = false;
+                parser.reset();
+                return true;
+            }
+            if (contentFailure != null || discarded > limit || parser.isClosed()) {
+                // Too much to be worth reading, or the end of the request cannot be found: close.
+                discarding = false;
+                persistent = false;
+                closeAfterOutput();
+                return false;
+            }
+            if (parseBufferedContent()) {
                 continue;
             }
-            if (!parseBufferedContent()) {
-                return false; // more content would have to be read from the network: close instead
+            if (!fill()) {
+                return false;
             }
         }
-        return messageComplete;
     }
 
     /**
@@ -866,7 +897,7 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
     @Override
     public String toString() {
         return "Http1Connection@" + Integer.toHexString(hashCode()) + "{" + parser.state() + ", exchange=" + exchange
-                + (shutdown ? ", shutting down" : "") + ", " + endPoint() + "}";
+                + (discarding ? ", discarding" : "") + (shutdown ? ", shutting down" : "") + ", " + endPoint() + "}";
     }
 
     /** Completes the handler's write and clears the output buffer for the next one. */
