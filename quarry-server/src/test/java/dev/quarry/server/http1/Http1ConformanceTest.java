@@ -63,6 +63,10 @@ class Http1ConformanceTest extends ServerTestBase {
         });
         router.route("POST /ignore-body", (AsyncHandler) (request, response, callback) ->
                 response.write(true, ByteBuffer.wrap("ignored".getBytes(StandardCharsets.US_ASCII)), callback));
+        router.route("GET /big-head", (request, response) -> {
+            response.header("X-Big", "h".repeat(100_000));
+            response.send("small body");
+        });
         return router;
     }
 
@@ -153,6 +157,155 @@ class Http1ConformanceTest extends ServerTestBase {
         RawResponse last = client.readResponse();
         assertEquals("GET", Echo.parse(last).get("method"), last::toString);
         assertFalse(client.isClosedByServer());
+    }
+
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void aThousandPipelinedRequestsAreAnsweredInOrder(Transport transport) throws Exception {
+        startEcho(transport);
+        RawClient client = connect();
+        StringBuilder requests = new StringBuilder();
+        for (int i = 0; i < 1000; i++) {
+            requests.append("GET ")
+                    .append(i % 2 == 0 ? "/echo" : "/async")
+                    .append("?n=")
+                    .append(i)
+                    .append(" HTTP/1.1\r\nHost: test\r\n\r\n");
+        }
+
+        client.send(requests.toString());
+
+        for (int i = 0; i < 1000; i++) {
+            RawResponse response = client.readResponse();
+            assertEquals("n=" + i, Echo.parse(response).get("query"), "response " + i);
+        }
+        assertEquals(1000, server.statistics().http1Requests());
+    }
+
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void aRequestHeadArrivingByteByByteIsParsed(Transport transport) throws Exception {
+        startEcho(transport);
+        RawClient client = connect();
+        String request = "POST /echo?q=1 HTTP/1.1\r\nHost: test\r\nX-A: b\r\nContent-Length: 3\r\n\r\nabc";
+
+        for (int i = 0; i < request.length(); i++) {
+            client.send(request.substring(i, i + 1));
+        }
+
+        Map<String, String> echo = Echo.parse(client.readResponse());
+        assertEquals("q=1", echo.get("query"));
+        assertEquals("abc", echo.get("body"));
+    }
+
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void connectionCloseFromTheClientIsHonoured(Transport transport) throws Exception {
+        startEcho(transport);
+        RawClient client = connect();
+
+        RawResponse response = client.send("GET /echo HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n")
+                .readResponse();
+
+        assertTrue(response.connectionClose(), response::toString);
+        assertEquals("EOF", client.awaitClosed());
+    }
+
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void aClientThatHalfClosesAfterItsRequestStillGetsTheResponse(Transport transport) throws Exception {
+        startEcho(transport);
+        RawClient client = connect();
+
+        client.send("POST /echo HTTP/1.1\r\nHost: test\r\nContent-Length: 2\r\n\r\nhi"
+                + "GET /async HTTP/1.1\r\nHost: test\r\n\r\n");
+        client.shutdownOutput();
+
+        assertEquals("hi", Echo.parse(client.readResponse()).get("body"));
+        assertEquals("GET", Echo.parse(client.readResponse()).get("method"));
+        client.awaitClosed();
+    }
+
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void anIdleKeptAliveConnectionIsClosedAtTheIdleTimeout(Transport transport) throws Exception {
+        start(transport, builder -> builder.handler(routes()).idleTimeout(java.time.Duration.ofMillis(300)));
+        RawClient idle = connect();
+        RawClient partial = connect();
+
+        assertEquals(200, idle.send(GET).readResponse().status());
+        partial.send("GET /echo HTTP/1.1\r\nHost: te");
+
+        assertEquals("EOF", idle.awaitClosed());
+        assertEquals("EOF", partial.awaitClosed(), "a request that never completes is not waited for forever");
+    }
+
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void aResponseHeadLargerThanTheOutputBufferIsSent(Transport transport) throws Exception {
+        startEcho(transport);
+        RawClient client = connect();
+
+        RawResponse response =
+                client.send("GET /big-head HTTP/1.1\r\nHost: test\r\n\r\n").readResponse();
+
+        assertEquals(100_000, response.header("X-Big").orElseThrow().length());
+        assertEquals("small body", response.text());
+        assertEquals(200, client.send(GET).readResponse().status());
+    }
+
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void anUnreadBodyStillOnItsWayIsDiscardedAndTheConnectionKept(Transport transport) throws Exception {
+        startEcho(transport);
+        RawClient client = connect();
+        // Under HttpConfig.maxUnconsumedContent (64 KiB): the server reads and discards it when it comes.
+        String part = "x".repeat(10_000);
+
+        RawResponse response = client.send(
+                        "POST /ignore-body HTTP/1.1\r\nHost: test\r\nContent-Length: 30000\r\n\r\n" + part)
+                .readResponse();
+        client.send(part).send(part);
+        RawResponse next = client.send(GET).readResponse();
+
+        assertEquals("ignored", response.text());
+        assertFalse(response.connectionClose(), response::toString);
+        assertEquals("GET", Echo.parse(next).get("method"), next::toString);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void anUnreadChunkedBodyStillOnItsWayIsDiscardedAndTheConnectionKept(Transport transport) throws Exception {
+        startEcho(transport);
+        RawClient client = connect();
+
+        RawResponse response = client.send("POST /ignore-body HTTP/1.1\r\nHost: test\r\n"
+                        + "Transfer-Encoding: chunked\r\n\r\n5\r\nfirst\r\n")
+                .readResponse();
+        client.send("6\r\nsecond\r\n0\r\n\r\n");
+        RawResponse next = client.send(GET).readResponse();
+
+        assertEquals("ignored", response.text());
+        assertEquals("GET", Echo.parse(next).get("method"), next::toString);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void anUnreadBodyOverTheLimitClosesTheConnection(Transport transport) throws Exception {
+        startEcho(transport);
+        RawClient client = connect();
+
+        RawResponse response = client.send(
+                        "POST /ignore-body HTTP/1.1\r\nHost: test\r\nContent-Length: 1000000\r\n\r\nsome")
+                .readResponse();
+
+        assertEquals("ignored", response.text());
+        try {
+            client.send("y".repeat(100_000));
+        } catch (java.io.IOException x) {
+            // the server may be gone already
+        }
+        client.awaitClosed();
     }
 
     // --- chunked bodies and trailers -----------------------------------------------------------------------------
