@@ -799,9 +799,26 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
     private void closeAfterOutput() {
         closed = true;
         if (hasPendingOutput() && endPoint().isOpen()) {
-            ByteBuffer out = output.byteBuffer();
+            // The last write owns the output buffer until it completes: processing may end (and release the
+            // connection's buffers) long before a slow client has read it, and a buffer back in the pool while the
+            // socket still sends from it would send another connection's bytes.
+            RetainableByteBuffer last = output;
+            output = null;
+            ByteBuffer out = last.byteBuffer();
             out.flip();
-            endPoint().write(Callback.from(InvocationType.NON_BLOCKING, this::closeNow, this::onWriteFailed), out);
+            endPoint()
+                    .write(
+                            Callback.from(
+                                    InvocationType.NON_BLOCKING,
+                                    () -> {
+                                        last.release();
+                                        closeNow();
+                                    },
+                                    failure -> {
+                                        last.release();
+                                        onWriteFailed(failure);
+                                    }),
+                            out);
             return;
         }
         closeNow();
