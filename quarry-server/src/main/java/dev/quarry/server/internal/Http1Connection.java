@@ -280,7 +280,8 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
         requestReady = false;
         context.statistics().onHttp1Request();
         persistent = parser.isPersistent() && !shutdown;
-        continuePending = parser.expectsContinue();
+        // Nothing to ask for when there is no content (or it is all here already).
+        continuePending = parser.expectsContinue() && !messageComplete;
         String authority = requestFields.get(HttpHeader.HOST).orElse("");
         Exchange started;
         try {
@@ -465,6 +466,9 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
 
     @Override
     public boolean content(ByteBuffer chunk) {
+        // The client sends the content without waiting for 100 Continue, as it may (RFC 9110 §10.1.1): no interim
+        // response is due any more, and once it is all read the connection stays reusable.
+        continuePending = false;
         RetainableByteBuffer owner = input;
         owner.retain();
         content = new InputChunk(chunk.slice(), owner);

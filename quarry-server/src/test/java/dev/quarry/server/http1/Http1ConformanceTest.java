@@ -427,6 +427,28 @@ class Http1ConformanceTest extends ServerTestBase {
 
     @ParameterizedTest
     @EnumSource(Transport.class)
+    void aClientThatSendsTheBodyWithoutWaitingForContinueKeepsItsConnection(Transport transport) throws Exception {
+        startEcho(transport);
+        RawClient client = connect();
+
+        // RFC 9110 §10.1.1: a client may send the content without waiting for 100 Continue.
+        RawResponse response = client.send(
+                        "POST /echo HTTP/1.1\r\nHost: test\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\nhello")
+                .readResponse();
+        RawResponse empty = client.send(
+                        "POST /echo HTTP/1.1\r\nHost: test\r\nExpect: 100-continue\r\nContent-Length: 0\r\n\r\n")
+                .readResponse();
+
+        assertEquals(200, response.status(), "no interim response, the body was there: " + response);
+        assertEquals("hello", Echo.parse(response).get("body"));
+        assertFalse(response.connectionClose(), "the whole body was read: " + response);
+        assertEquals(200, empty.status(), empty::toString);
+        assertFalse(empty.connectionClose(), "there was no body to wait for: " + empty);
+        assertEquals(200, client.send(GET).readResponse().status());
+    }
+
+    @ParameterizedTest
+    @EnumSource(Transport.class)
     void continueIsNotSentToAnHttp10Client(Transport transport) throws Exception {
         startEcho(transport);
         RawClient client = connect();
