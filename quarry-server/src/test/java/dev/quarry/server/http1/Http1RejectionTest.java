@@ -475,6 +475,12 @@ class Http1RejectionTest extends ServerTestBase {
         assertServedNormally(OK);
     }
 
+    @Test
+    void theHttp2PrefaceIsRejectedWhenH2cIsOff() throws IOException {
+        start(builder -> builder.handler(Echo.blocking()).h2c(false));
+        assertRejected("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 505, "HTTP/2 is not enabled");
+    }
+
     @ParameterizedTest
     @EnumSource(Transport.class)
     void everyTransportRejectsSmuggling(Transport transport) throws IOException {
