@@ -23,6 +23,8 @@ import dev.quarry.server.Content;
 import java.io.EOFException;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.BufferOverflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -54,6 +56,18 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
     private static final int COMPLETED = 3;
     private static final HttpFields NO_TRAILERS = new HttpFields(0).asImmutable();
     private static final byte[] CONTINUE = HttpGenerator.continueBytes();
+    private static final VarHandle INPUT;
+    private static final VarHandle OUTPUT;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            INPUT = lookup.findVarHandle(Http1Connection.class, "input", RetainableByteBuffer.class);
+            OUTPUT = lookup.findVarHandle(Http1Connection.class, "output", RetainableByteBuffer.class);
+        } catch (ReflectiveOperationException x) {
+            throw new ExceptionInInitializerError(x);
+        }
+    }
 
     private final ServerContext context;
     private final ServerConnector connector;
@@ -64,6 +78,7 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
     private final SendCallback sendCallback = new SendCallback();
     private final Callback flushed = Callback.from(InvocationType.NON_BLOCKING, this::onFlushed, this::onWriteFailed);
     private final Runnable resumeProcessing = this::process;
+    // Plain fields, confined to the processing or writing thread; the final release swaps them atomically.
     private RetainableByteBuffer input;
     private RetainableByteBuffer output;
     private boolean drained;
@@ -907,11 +922,19 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
         }
     }
 
+    /**
+     * The final release, when the connection closes. Two threads may get here at once (the callback of the closing
+     * write runs closeNow() while the processing thread leaves process()): each buffer is taken by one atomic swap,
+     * so it goes back to the pool once, never twice.
+     */
     private void releaseBuffers() {
-        releaseInput();
-        if (output != null) {
-            output.release();
-            output = null;
+        RetainableByteBuffer in = (RetainableByteBuffer) INPUT.getAndSet(this, (RetainableByteBuffer) null);
+        if (in != null) {
+            in.release();
+        }
+        RetainableByteBuffer out = (RetainableByteBuffer) OUTPUT.getAndSet(this, (RetainableByteBuffer) null);
+        if (out != null) {
+            out.release();
         }
     }
 
