@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 /**
@@ -32,6 +33,8 @@ public final class ServerResponse implements Response {
     private final HttpFields fields;
     private final AtomicBoolean writing = new AtomicBoolean();
     private final WriteCallback writeCallback = new WriteCallback();
+    // The exchange's completion, when the handler completed while its last write was still pending.
+    private final AtomicReference<Callback> completeAfterWrite = new AtomicReference<>();
     private int status = HttpStatus.OK_200;
     private volatile boolean committed;
     private volatile boolean completed;
@@ -145,6 +148,15 @@ public final class ServerResponse implements Response {
             return;
         }
         if (completed) {
+            if (writing.get()) {
+                // The handler completed before its last write did (write(true, ..., NOOP), then succeeded()): the
+                // exchange ends when the write does, or the next response would be written over this one.
+                completeAfterWrite.set(callback);
+                if (!writing.get() && completeAfterWrite.compareAndSet(callback, null)) {
+                    callback.succeeded(); // the write completed meanwhile and did not see us
+                }
+                return;
+            }
             callback.succeeded();
             return;
         }
@@ -230,6 +242,10 @@ public final class ServerResponse implements Response {
             callback = null;
             writing.set(false);
             current.succeeded();
+            Callback completion = completeAfterWrite.getAndSet(null);
+            if (completion != null) {
+                completion.succeeded();
+            }
         }
 
         @Override
@@ -239,6 +255,10 @@ public final class ServerResponse implements Response {
             writing.set(false);
             if (current != null) {
                 current.failed(failure);
+            }
+            Callback completion = completeAfterWrite.getAndSet(null);
+            if (completion != null) {
+                completion.failed(failure);
             }
         }
 
