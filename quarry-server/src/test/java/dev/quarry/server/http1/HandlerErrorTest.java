@@ -93,6 +93,12 @@ class HandlerErrorTest extends ServerTestBase {
             }
             response.send("read it all");
         });
+        router.route("GET /fire-and-forget", (AsyncHandler) (request, response, callback) -> {
+            byte[] big = new byte[8 * 1024 * 1024];
+            java.util.Arrays.fill(big, (byte) 'f');
+            response.write(true, ByteBuffer.wrap(big), Callback.NOOP);
+            callback.succeeded(); // before the write completed: the exchange must still end after it
+        });
         router.route("GET /bad-length", (request, response) -> {
             response.header("Content-Length", "ten");
             response.send("never sent");
@@ -252,6 +258,21 @@ class HandlerErrorTest extends ServerTestBase {
         assertEquals(200, client.send(GET_OK).readResponse().status(), "the connection carries on");
         assertEquals(1, server.statistics().responsesByClass()[4], "one response counted, the 500");
         assertEquals(1, server.statistics().responsesByClass()[1]);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void aHandlerThatCompletesBeforeItsLastWriteCompletedStillGetsItWrittenWhole(Transport transport) throws Exception {
+        start(transport, builder -> builder.handler(routes()));
+        RawClient client = connect();
+
+        client.send("GET /fire-and-forget HTTP/1.1\r\nHost: test\r\n\r\n" + GET_OK);
+        RawResponse big = client.readResponse();
+        RawResponse next = client.readResponse();
+
+        assertEquals(8 * 1024 * 1024, big.body().length);
+        assertTrue(new String(big.body(), StandardCharsets.US_ASCII).chars().allMatch(c -> c == 'f'));
+        assertEquals("ok", next.text(), next::toString);
     }
 
     @Test
