@@ -133,6 +133,11 @@ public final class Exchange {
         context.statistics().onResponse(status);
     }
 
+    /** The stream could not encode the head of a response counted by {@link #onCommit}: it was never sent. */
+    void onCommitWithdrawn(int status) {
+        context.statistics().onResponseWithdrawn(status);
+    }
+
     Content.Chunk read() {
         Content.Chunk chunk = stream.read();
         if (chunk != null && chunk.failure() instanceof HttpException failure) {

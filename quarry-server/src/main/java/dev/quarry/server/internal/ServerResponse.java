@@ -105,6 +105,8 @@ public final class ServerResponse implements Response {
             declaredLength = declared.isPresent() ? declared.getAsLong() : last ? length : -1;
             head = new ResponseHead(status, fields, declaredLength);
             committed = true;
+            // Counted before the bytes go out, so that a client that has the response finds it in the statistics.
+            exchange.onCommit(status);
         }
         written += length;
         if (declaredLength >= 0 && (written > declaredLength || (last && written < declaredLength))) {
@@ -135,10 +137,10 @@ public final class ServerResponse implements Response {
             declaredLength = -1;
             writeCallback.callback = null;
             writing.set(false);
+            exchange.onCommitWithdrawn(head.status());
             callback.failed(x);
             return;
         }
-        exchange.onCommit(head.status());
     }
 
     /** Completes the response after the handler succeeded: flushes a stream, or sends an empty last write. */
