@@ -29,6 +29,7 @@ import java.nio.BufferOverflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
@@ -56,6 +57,9 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
     private static final int COMPLETED = 3;
     private static final HttpFields NO_TRAILERS = new HttpFields(0).asImmutable();
     private static final byte[] CONTINUE = HttpGenerator.continueBytes();
+    private static final long ACTIVE = 0xFFFF;
+    private static final long GENERATIONS = (1L << 46) - 1;
+    private static final long CLOSED_IDLE = -1;
     private static final VarHandle INPUT;
     private static final VarHandle OUTPUT;
 
@@ -83,6 +87,11 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
     private RetainableByteBuffer output;
     private boolean drained;
     private Thread processingThread;
+    // Threads inside process() (low 16 bits) and a generation changed by every entry and exit (above), or
+    // CLOSED_IDLE once a graceful shutdown closed the connection while it was idle.
+    private final AtomicLong activity = new AtomicLong();
+    // Aggregated responses are being written; processing resumes when they are (plain: see closeIfIdle()).
+    private boolean flushPending;
     private volatile boolean shutdown;
     private volatile boolean closed;
     // The request being parsed.
@@ -179,6 +188,9 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
 
     /** Parses and handles buffered requests, reading more as needed, until it must wait. */
     private void process() {
+        if (!enterProcessing()) {
+            return; // a graceful shutdown closed the idle connection: nothing may be read any more
+        }
         processingThread = Thread.currentThread();
         try {
             while (!closed && exchange == null) {
@@ -214,7 +226,38 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
             if (closed && exchange == null) {
                 releaseBuffers();
             }
+            exitProcessing();
         }
+    }
+
+    private boolean enterProcessing() {
+        while (true) {
+            long state = activity.get();
+            if (state == CLOSED_IDLE) {
+                return false;
+            }
+            if (activity.compareAndSet(state, nextGeneration(state) | ((state & ACTIVE) + 1))) {
+                return true;
+            }
+        }
+    }
+
+    private void exitProcessing() {
+        while (true) {
+            long state = activity.get();
+            if (activity.compareAndSet(state, nextGeneration(state) | ((state & ACTIVE) - 1))) {
+                break;
+            }
+        }
+        if (shutdown) {
+            // The shutdown may have found this thread processing and left the closing to it (Dekker: the flag is
+            // written before the shutdown reads the activity, and read here after it changed).
+            closeIfIdle();
+        }
+    }
+
+    private static long nextGeneration(long state) {
+        return ((state >>> 16) + 1 & GENERATIONS) << 16;
     }
 
     /** @return whether a request head (or the h2 preface, or a bad message) is ready */
@@ -761,12 +804,14 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
             out.clear();
             return true;
         }
+        flushPending = true;
         endPoint().write(flushed, out);
         return false;
     }
 
     private void onFlushed() {
         output.byteBuffer().clear();
+        flushPending = false;
         process();
     }
 
@@ -861,10 +906,35 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
     @Override
     public void shutdown() {
         shutdown = true;
-        if (exchange == null && parser.isStart() && processingThread == null && !hasPendingOutput()) {
-            endPoint().close();
+        closeIfIdle();
+        // Otherwise the exchange in progress completes with Connection: close, or processing closes the connection
+        // once it waits for a request.
+    }
+
+    /**
+     * Closes the connection for a graceful shutdown, from any thread, if it is idle: no thread processing, no request
+     * read (even partly) and not answered, nothing left to write. A request whose bytes were read is always answered:
+     * the close wins only if no processing started or ended since the idle state was observed (the generation in
+     * {@link #activity} changes at every entry and exit), and then no processing can start any more.
+     */
+    private void closeIfIdle() {
+        long state = activity.get();
+        if (state == CLOSED_IDLE || (state & ACTIVE) != 0) {
+            return; // closed already, or a thread is processing: it calls here when it leaves
         }
-        // Otherwise the exchange in progress completes with Connection: close, or the idle check closes it.
+        // Nobody processes, so these were last written before the exit that this read of the activity follows.
+        boolean idle = exchange == null
+                && !discarding
+                && !flushPending
+                && parser.isStart()
+                && (input == null || !input.byteBuffer().hasRemaining())
+                && !hasPendingOutput();
+        if (!idle || !activity.compareAndSet(state, CLOSED_IDLE)) {
+            return; // busy, or processing started meanwhile: the exchange or the processing closes later
+        }
+        closed = true;
+        endPoint().close();
+        releaseBuffers();
     }
 
     @Override
