@@ -98,6 +98,7 @@ class GracefulShutdownTest extends ServerTestBase {
         volatile int responses;
         volatile RawResponse last;
         volatile String failure;
+        volatile String ended;
 
         LoadClient(List<String> paths, AtomicInteger totalResponses) throws IOException {
             this.client = connect();
@@ -122,6 +123,7 @@ class GracefulShutdownTest extends ServerTestBase {
                     if (client.received() != before) {
                         failure = "truncated response after " + (client.received() - before) + " bytes: " + x;
                     }
+                    ended = "read " + paths.get(i % paths.size()) + ": " + x;
                     return; // nothing came back: the request was not accepted (the handler counts tell)
                 }
                 responses++;
@@ -211,7 +213,10 @@ class GracefulShutdownTest extends ServerTestBase {
             }
             int accepted =
                     handled.getOrDefault(client.port, new AtomicInteger()).get();
-            assertEquals(accepted, client.responses, "client " + client.port + ": requests handled vs answered");
+            assertEquals(
+                    accepted,
+                    client.responses,
+                    "client " + client.port + ": requests handled vs answered; " + client.ended);
         }
         for (LoadClient client : slow) {
             RawResponse last = client.last;
