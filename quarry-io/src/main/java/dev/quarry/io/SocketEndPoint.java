@@ -402,10 +402,15 @@ public final class SocketEndPoint implements EndPoint {
 
     /** On the producing thread: makes the key's interest ops what the connection wants now. */
     private void syncKey() {
+        // What this call set on the key. When the CAS below fails because the connection changed its interest
+        // meanwhile, the key holds what we set, not what the word's registered byte says: comparing with that stale
+        // byte could skip the update (set 0, the connection wants OP_WRITE again, 'registered' still reads OP_WRITE)
+        // and leave a pending write waiting for an event the selector no longer asks for.
+        int applied = -1;
         while (true) {
             int current = interest;
             int desired = current & 0xFF;
-            int registered = current >>> 8;
+            int registered = applied >= 0 ? applied : current >>> 8;
             if (desired != registered) {
                 try {
                     key.interestOps(desired);
@@ -413,6 +418,7 @@ public final class SocketEndPoint implements EndPoint {
                     close();
                     return;
                 }
+                applied = desired;
             }
             if (INTEREST.compareAndSet(this, current, desired | (desired << 8))) {
                 return;

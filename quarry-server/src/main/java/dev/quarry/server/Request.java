@@ -78,7 +78,10 @@ public interface Request {
     /** @return {@code http} or {@code https} */
     String scheme();
 
-    /** @return the authority ({@code host[:port]}) from the Host field or the {@code :authority} pseudo-header */
+    /**
+     * @return the authority ({@code host[:port]}): of an absolute-form target if the request has one (RFC 9112
+     *     §3.2.2), else from the Host field or the {@code :authority} pseudo-header
+     */
     String authority();
 
     /** @return the client's address: an {@link java.net.InetSocketAddress} or a Unix-domain address */

@@ -50,6 +50,17 @@ public final class ServerStatistics {
         }
     }
 
+    /** @param status the status of a response counted by {@link #onResponse} whose head could not be sent */
+    public void onResponseWithdrawn(int status) {
+        switch (status / 100) {
+            case 1 -> responses1xx.decrement();
+            case 2 -> responses2xx.decrement();
+            case 3 -> responses3xx.decrement();
+            case 4 -> responses4xx.decrement();
+            default -> responses5xx.decrement();
+        }
+    }
+
     /** Counts an exchange aborted after its response was committed. */
     public void onAborted() {
         aborted.increment();

@@ -53,6 +53,10 @@ public final class Exchange {
     @SuppressWarnings("unused") // through DONE
     private volatile boolean done;
 
+    // The request content turned out to be malformed (or too large): the answer is its status, whatever the handler
+    // made of the failure. Written by the reading thread, read by the one that completes the handler.
+    private volatile HttpException badContent;
+
     /**
      * Creates the exchange and its request; the target is validated here.
      *
@@ -129,8 +133,17 @@ public final class Exchange {
         context.statistics().onResponse(status);
     }
 
+    /** The stream could not encode the head of a response counted by {@link #onCommit}: it was never sent. */
+    void onCommitWithdrawn(int status) {
+        context.statistics().onResponseWithdrawn(status);
+    }
+
     Content.Chunk read() {
-        return stream.read();
+        Content.Chunk chunk = stream.read();
+        if (chunk != null && chunk.failure() instanceof HttpException failure) {
+            badContent = failure;
+        }
+        return chunk;
     }
 
     void demand(Runnable onContentAvailable) {
@@ -166,9 +179,12 @@ public final class Exchange {
 
     /**
      * Answers a failure before the response was committed: the status of an {@link HttpException}, 500 otherwise,
-     * with a short text body and without the details of unexpected exceptions.
+     * with a short text body and without the details of unexpected exceptions. A handler that failed after reading
+     * malformed content (it usually rethrows the {@link java.io.IOException} its input stream threw) gets the status
+     * of the content's problem: the client's fault, not the server's.
      */
-    private void sendError(Throwable failure) {
+    private void sendError(Throwable handlerFailure) {
+        Throwable failure = badContent != null ? badContent : handlerFailure;
         int status = failure instanceof HttpException http ? http.status() : HttpStatus.INTERNAL_SERVER_ERROR_500;
         String message = failure instanceof HttpException http ? http.reason() : HttpStatus.reason(status);
         if (!(failure instanceof HttpException)) {

@@ -19,7 +19,8 @@ import java.util.concurrent.atomic.LongAdder;
  * Runs handlers where their invocation type allows: a handler that never blocks runs in place (hot cache, no
  * dispatch); one that may block runs on the blocking executor — bounded virtual threads by default — unless virtual
  * threads are off and the current thread is allowed to block. When the blocking executor's bound and queue are full,
- * the request is answered 503 with {@code Retry-After} instead of queueing without limit.
+ * the request is answered 503 with {@code Retry-After} instead of queueing without limit. With platform threads the
+ * bound ({@code maxConcurrentRequests + maxQueuedRequests}) counts every blocking handler, dispatched or run in place.
  *
  * <p>Thread-safety: any thread.
  */
@@ -55,20 +56,32 @@ public final class HandlerInvoker {
      * @param callback completed by the handler, or failed with what it throws
      */
     public void invoke(AsyncHandler handler, Request request, Response response, Callback callback) {
-        if (!mustDispatch(handler.invocationType())) {
+        if (handler.invocationType() != InvocationType.BLOCKING) {
             run(handler, request, response, callback);
             return;
         }
         try {
             if (virtualThreads) {
                 blockingExecutor.execute(() -> run(handler, request, response, callback));
-            } else {
-                // The platform pool's queue is shared with the selectors, so the bound is counted here.
-                if (platformAdmitted.incrementAndGet() > platformAdmissionLimit) {
+                return;
+            }
+            // Platform threads: the pool's queue is shared with the selectors, so the bound is counted here, for
+            // every blocking handler, including those that run in place because the execution strategy handed
+            // production to another thread (otherwise those would escape the bound).
+            if (platformAdmitted.incrementAndGet() > platformAdmissionLimit) {
+                platformAdmitted.decrementAndGet();
+                throw new RejectedExecutionException(
+                        "more than " + platformAdmissionLimit + " blocking requests running or queued");
+            }
+            if (!Invocable.isNonBlockingInvocation()) {
+                try {
+                    run(handler, request, response, callback);
+                } finally {
                     platformAdmitted.decrementAndGet();
-                    throw new RejectedExecutionException(
-                            "more than " + platformAdmissionLimit + " blocking requests running or queued");
                 }
+                return;
+            }
+            try {
                 blockingExecutor.execute(() -> {
                     try {
                         run(handler, request, response, callback);
@@ -76,6 +89,9 @@ public final class HandlerInvoker {
                         platformAdmitted.decrementAndGet();
                     }
                 });
+            } catch (RejectedExecutionException x) {
+                platformAdmitted.decrementAndGet();
+                throw x;
             }
         } catch (RejectedExecutionException x) {
             rejected.increment();

@@ -23,11 +23,14 @@ import dev.quarry.server.Content;
 import java.io.EOFException;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.BufferOverflowException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
@@ -59,6 +62,21 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
     private static final byte[] SWITCHING_TO_H2C =
             "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: h2c\r\n\r\n"
                     .getBytes(StandardCharsets.US_ASCII);
+    private static final long ACTIVE = 0xFFFF;
+    private static final long GENERATIONS = (1L << 46) - 1;
+    private static final long CLOSED_IDLE = -1;
+    private static final VarHandle INPUT;
+    private static final VarHandle OUTPUT;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            INPUT = lookup.findVarHandle(Http1Connection.class, "input", RetainableByteBuffer.class);
+            OUTPUT = lookup.findVarHandle(Http1Connection.class, "output", RetainableByteBuffer.class);
+        } catch (ReflectiveOperationException x) {
+            throw new ExceptionInInitializerError(x);
+        }
+    }
 
     private final ServerContext context;
     private final ServerConnector connector;
@@ -70,10 +88,16 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
     private final FileSend fileSend = new FileSend();
     private final Callback flushed = Callback.from(InvocationType.NON_BLOCKING, this::onFlushed, this::onWriteFailed);
     private final Runnable resumeProcessing = this::process;
+    // Plain fields, confined to the processing or writing thread; the final release swaps them atomically.
     private RetainableByteBuffer input;
     private RetainableByteBuffer output;
     private boolean drained;
     private Thread processingThread;
+    // Threads inside process() (low 16 bits) and a generation changed by every entry and exit (above), or
+    // CLOSED_IDLE once a graceful shutdown closed the connection while it was idle.
+    private final AtomicLong activity = new AtomicLong();
+    // Aggregated responses are being written; processing resumes when they are (plain: see closeIfIdle()).
+    private boolean flushPending;
     private volatile boolean shutdown;
     private volatile boolean closed;
     // The request being parsed.
@@ -92,6 +116,9 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
     private boolean persistent;
     private boolean continuePending;
     private Framing framing;
+    // A completed exchange left part of its body unread: discarded before the next request is parsed.
+    private boolean discarding;
+    private long discarded;
 
     /**
      * @param context the server's shared state
@@ -167,9 +194,18 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
 
     /** Parses and handles buffered requests, reading more as needed, until it must wait. */
     private void process() {
+        if (!enterProcessing()) {
+            return; // a graceful shutdown closed the idle connection: nothing may be read any more
+        }
         processingThread = Thread.currentThread();
         try {
             while (!closed && exchange == null) {
+                if (discarding) {
+                    if (!discardUnreadContent()) {
+                        return;
+                    }
+                    continue;
+                }
                 if (parseRequest()) {
                     if (preface) {
                         upgradeToHttp2();
@@ -196,7 +232,38 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
             if (closed && exchange == null) {
                 releaseBuffers();
             }
+            exitProcessing();
         }
+    }
+
+    private boolean enterProcessing() {
+        while (true) {
+            long state = activity.get();
+            if (state == CLOSED_IDLE) {
+                return false;
+            }
+            if (activity.compareAndSet(state, nextGeneration(state) | ((state & ACTIVE) + 1))) {
+                return true;
+            }
+        }
+    }
+
+    private void exitProcessing() {
+        while (true) {
+            long state = activity.get();
+            if (activity.compareAndSet(state, nextGeneration(state) | ((state & ACTIVE) - 1))) {
+                break;
+            }
+        }
+        if (shutdown) {
+            // The shutdown may have found this thread processing and left the closing to it (Dekker: the flag is
+            // written before the shutdown reads the activity, and read here after it changed).
+            closeIfIdle();
+        }
+    }
+
+    private static long nextGeneration(long state) {
+        return ((state >>> 16) + 1 & GENERATIONS) << 16;
     }
 
     /** @return whether a request head (or the h2 preface, or a bad message) is ready */
@@ -280,7 +347,8 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
         }
         context.statistics().onHttp1Request();
         persistent = parser.isPersistent() && !shutdown;
-        continuePending = parser.expectsContinue();
+        // Nothing to ask for when there is no content (or it is all here already).
+        continuePending = parser.expectsContinue() && !messageComplete;
         String authority = requestFields.get(HttpHeader.HOST).orElse("");
         Exchange started;
         try {
@@ -356,12 +424,14 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
             content.release();
             content = null;
         }
-        if (!messageComplete && !consumeUnreadContent()) {
-            persistent = false;
+        if (contentFailure != null || generator.mustClose()) {
+            persistent = false; // a content failure also means the end of the request cannot be found
         }
-        if (generator.mustClose()) {
-            persistent = false;
-        }
+        // A request line that fails to parse must not be answered as if it had the previous request's method (a
+        // HEAD would suppress the error's body) or version.
+        method = null;
+        target = null;
+        version = null;
         requestFields = null;
         contentFailure = null;
         continuePending = false;
@@ -371,27 +441,52 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
             closeAfterOutput();
             return false;
         }
+        if (!messageComplete) {
+            // The handler left part of the body unread: process() reads and discards it before the next request.
+            discarding = true;
+            discarded = 0;
+            return true;
+        }
         messageComplete = false;
         parser.reset();
         return true;
     }
 
-    /** Reads and discards the rest of a body the handler did not read, up to the configured limit. */
-    private boolean consumeUnreadContent() {
-        long discarded = 0;
+    /**
+     * Reads and discards the rest of a body the handler did not read, up to the configured limit, from the input
+     * buffer and then from the network as it arrives; beyond the limit the connection closes.
+     *
+     * @return true once the body is complete and the next request may be parsed; false if processing must wait for
+     *     more bytes (fill interest or a pending flush resumes it) or the connection is closing
+     */
+    private boolean discardUnreadContent() throws IOException {
         long limit = context.config().maxUnconsumedContent();
-        while (!messageComplete && contentFailure == null && discarded <= limit) {
+        while (true) {
             if (content != null) {
                 discarded += content.remaining();
                 content.release();
                 content = null;
+            }
+            if (messageComplete) {
+                discarding = false;
+                messageComplete = false;
+                parser.reset();
+                return true;
+            }
+            if (contentFailure != null || discarded > limit || parser.isClosed()) {
+                // Too much to be worth reading, or the end of the request cannot be found: close.
+                discarding = false;
+                persistent = false;
+                closeAfterOutput();
+                return false;
+            }
+            if (parseBufferedContent()) {
                 continue;
             }
-            if (!parseBufferedContent()) {
-                return false; // more content would have to be read from the network: close instead
+            if (!fill()) {
+                return false;
             }
         }
-        return messageComplete;
     }
 
     /**
@@ -438,6 +533,9 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
 
     @Override
     public boolean content(ByteBuffer chunk) {
+        // The client sends the content without waiting for 100 Continue, as it may (RFC 9110 §10.1.1): no interim
+        // response is due any more, and once it is all read the connection stays reusable.
+        continuePending = false;
         RetainableByteBuffer owner = input;
         owner.retain();
         content = new InputChunk(chunk.slice(), owner);
@@ -465,6 +563,8 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
     public void badMessage(BadMessageException failure) {
         if (exchange != null) {
             contentFailure = failure;
+            // The rest of the stream cannot be framed: whatever the response, it is the last one (Connection: close).
+            persistent = false;
         } else {
             badMessage = failure;
         }
@@ -572,11 +672,12 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
     @Override
     public void send(
             ResponseHead head, ByteBuffer content, boolean last, Supplier<HttpFields> trailers, Callback callback) {
+        if (head != null) {
+            // Throws, having written nothing, if a field cannot be encoded: the exchange then answers 500 instead.
+            commit(head);
+        }
         try {
             ensureOutput(context.config().outputBufferSize());
-            if (head != null) {
-                commit(head);
-            }
             ByteBuffer out = output.byteBuffer();
             boolean body = framing != Framing.NONE;
             int length = body ? content.remaining() : 0;
@@ -639,11 +740,17 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
         }
     }
 
+    /** Writes the response head into the output buffer; throws, having written nothing, if it cannot be encoded. */
     private void commit(ResponseHead head) {
+        ensureOutput(context.config().outputBufferSize());
         if (continuePending) {
             // The response is committed before the body was asked for: the body will not be read, so the connection
             // cannot be reused (the client may still send it).
             continuePending = false;
+            persistent = false;
+        }
+        if (shutdown) {
+            // The server is stopping: an exchange that began before is answered, and told it is the last one.
             persistent = false;
         }
         framing = writeHead(head);
@@ -663,11 +770,10 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
     @Override
     public void sendFile(
             ResponseHead head, FileChannel file, long position, long count, boolean last, Callback callback) {
+        if (head != null) {
+            commit(head); // throws, having written nothing, if the head cannot be encoded
+        }
         try {
-            ensureOutput(context.config().outputBufferSize());
-            if (head != null) {
-                commit(head);
-            }
             if (framing != Framing.CONTENT_LENGTH) {
                 throw new IllegalStateException("cannot send a file zero-copy with framing " + framing);
             }
@@ -744,12 +850,14 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
             out.clear();
             return true;
         }
+        flushPending = true;
         endPoint().write(flushed, out);
         return false;
     }
 
     private void onFlushed() {
         output.byteBuffer().clear();
+        flushPending = false;
         process();
     }
 
@@ -786,9 +894,11 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
                 method = "GET";
             }
             generator.reset();
-            generator.writeResponseHead(
+            Framing framing = generator.writeResponseHead(
                     output.byteBuffer(), version, method, failure.status(), fields, body.length, false);
-            output.byteBuffer().put(body);
+            if (framing != Framing.NONE) { // a response to HEAD has no body, even when it is an error
+                output.byteBuffer().put(body);
+            }
         } catch (RuntimeException x) {
             LOG.log(Level.DEBUG, "could not write the error response on " + this, x);
         }
@@ -799,9 +909,26 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
     private void closeAfterOutput() {
         closed = true;
         if (hasPendingOutput() && endPoint().isOpen()) {
-            ByteBuffer out = output.byteBuffer();
+            // The last write owns the output buffer until it completes: processing may end (and release the
+            // connection's buffers) long before a slow client has read it, and a buffer back in the pool while the
+            // socket still sends from it would send another connection's bytes.
+            RetainableByteBuffer last = output;
+            output = null;
+            ByteBuffer out = last.byteBuffer();
             out.flip();
-            endPoint().write(Callback.from(InvocationType.NON_BLOCKING, this::closeNow, this::onWriteFailed), out);
+            endPoint()
+                    .write(
+                            Callback.from(
+                                    InvocationType.NON_BLOCKING,
+                                    () -> {
+                                        last.release();
+                                        closeNow();
+                                    },
+                                    failure -> {
+                                        last.release();
+                                        onWriteFailed(failure);
+                                    }),
+                            out);
             return;
         }
         closeNow();
@@ -825,10 +952,35 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
     @Override
     public void shutdown() {
         shutdown = true;
-        if (exchange == null && parser.isStart() && processingThread == null && !hasPendingOutput()) {
-            endPoint().close();
+        closeIfIdle();
+        // Otherwise the exchange in progress completes with Connection: close, or processing closes the connection
+        // once it waits for a request.
+    }
+
+    /**
+     * Closes the connection for a graceful shutdown, from any thread, if it is idle: no thread processing, no request
+     * read (even partly) and not answered, nothing left to write. A request whose bytes were read is always answered:
+     * the close wins only if no processing started or ended since the idle state was observed (the generation in
+     * {@link #activity} changes at every entry and exit), and then no processing can start any more.
+     */
+    private void closeIfIdle() {
+        long state = activity.get();
+        if (state == CLOSED_IDLE || (state & ACTIVE) != 0) {
+            return; // closed already, or a thread is processing: it calls here when it leaves
         }
-        // Otherwise the exchange in progress completes with Connection: close, or the idle check closes it.
+        // Nobody processes, so these were last written before the exit that this read of the activity follows.
+        boolean idle = exchange == null
+                && !discarding
+                && !flushPending
+                && parser.isStart()
+                && (input == null || !input.byteBuffer().hasRemaining())
+                && !hasPendingOutput();
+        if (!idle || !activity.compareAndSet(state, CLOSED_IDLE)) {
+            return; // busy, or processing started meanwhile: the exchange or the processing closes later
+        }
+        closed = true;
+        endPoint().close();
+        releaseBuffers();
     }
 
     @Override
@@ -895,6 +1047,7 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
         ByteBuffer out = output.byteBuffer();
         out.put(SWITCHING_TO_H2C);
         out.flip();
+        flushPending = true; // not idle: a graceful shutdown must not close the connection under the 101
         endPoint()
                 .write(
                         Callback.from(
@@ -951,18 +1104,26 @@ public final class Http1Connection extends AbstractConnection implements HttpReq
         }
     }
 
+    /**
+     * The final release, when the connection closes. Two threads may get here at once (the callback of the closing
+     * write runs closeNow() while the processing thread leaves process()): each buffer is taken by one atomic swap,
+     * so it goes back to the pool once, never twice.
+     */
     private void releaseBuffers() {
-        releaseInput();
-        if (output != null) {
-            output.release();
-            output = null;
+        RetainableByteBuffer in = (RetainableByteBuffer) INPUT.getAndSet(this, (RetainableByteBuffer) null);
+        if (in != null) {
+            in.release();
+        }
+        RetainableByteBuffer out = (RetainableByteBuffer) OUTPUT.getAndSet(this, (RetainableByteBuffer) null);
+        if (out != null) {
+            out.release();
         }
     }
 
     @Override
     public String toString() {
         return "Http1Connection@" + Integer.toHexString(hashCode()) + "{" + parser.state() + ", exchange=" + exchange
-                + ", " + endPoint() + "}";
+                + (discarding ? ", discarding" : "") + (shutdown ? ", shutting down" : "") + ", " + endPoint() + "}";
     }
 
     /** Completes the handler's write and clears the output buffer for the next one. */

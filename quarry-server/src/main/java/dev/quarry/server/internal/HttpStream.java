@@ -28,6 +28,9 @@ public interface HttpStream {
      * @param last whether this completes the response
      * @param trailers the trailers, asked for when {@code last}; may be null
      * @param callback completed when written (or failed)
+     * @throws RuntimeException only when {@code head} cannot be encoded (a field that would inject a line, a head too
+     *     large): then nothing was written and the callback is not called, so the response can still be replaced by
+     *     an error response
      */
     void send(ResponseHead head, ByteBuffer content, boolean last, Supplier<HttpFields> trailers, Callback callback);
 

@@ -1,5 +1,6 @@
 package dev.quarry.server.internal;
 
+import dev.quarry.http.HostPort;
 import dev.quarry.http.HttpFields;
 import dev.quarry.http.HttpUri;
 import dev.quarry.http.HttpVersion;
@@ -54,16 +55,19 @@ public final class ServerRequest implements Request {
         this.version = version;
         this.headers = headers;
         this.scheme = scheme;
-        this.authority = authority;
         this.contentLength = contentLength;
         this.beginNanos = System.nanoTime();
         if (!target.isEmpty() && target.charAt(0) == '/' && target.indexOf('?') < 0) {
             this.path = UriPath.decode(target, compliance);
             this.query = Optional.empty();
+            this.authority = authority;
         } else {
             HttpUri uri = HttpUri.parse(method, target, compliance);
             this.path = uri.path();
             this.query = uri.query();
+            // RFC 9112 §3.2.2: with an absolute-form target the server ignores Host and uses the target's authority
+            // (and a CONNECT's authority-form target is the authority); otherwise two parties could disagree on it.
+            this.authority = uri.authority().map(HostPort::toString).orElse(authority);
         }
     }
 

@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 /**
@@ -37,6 +38,8 @@ public final class ServerResponse implements Response {
     private final HttpFields fields;
     private final AtomicBoolean writing = new AtomicBoolean();
     private final WriteCallback writeCallback = new WriteCallback();
+    // The exchange's completion, when the handler completed while its last write was still pending.
+    private final AtomicReference<Callback> completeAfterWrite = new AtomicReference<>();
     private int status = HttpStatus.OK_200;
     private volatile boolean committed;
     private volatile boolean completed;
@@ -92,7 +95,12 @@ public final class ServerResponse implements Response {
         if (!begin(content.remaining(), last, callback)) {
             return;
         }
-        exchange.stream().send(head, content, last, last ? trailers : null, writeCallback);
+        ResponseHead committing = head;
+        try {
+            exchange.stream().send(committing, content, last, last ? trailers : null, writeCallback);
+        } catch (RuntimeException x) {
+            withdraw(committing, callback, x);
+        }
     }
 
     /**
@@ -105,13 +113,22 @@ public final class ServerResponse implements Response {
         Objects.requireNonNull(callback, "callback");
         if (count > 0 && position >= 0 && !completed && !writing.get()) {
             HttpStream stream = exchange.stream();
-            ResponseHead next = committed ? null : new ResponseHead(status, fields, lengthToDeclare(count, last));
-            if (stream.canSendFile(next)) {
-                if (begin(count, last, callback)) {
-                    stream.sendFile(head, file, position, count, last, writeCallback);
+            OptionalLong declared = committed ? OptionalLong.empty() : declaredContentLength();
+            if (declared != null) {
+                ResponseHead next = committed ? null : new ResponseHead(status, fields, lengthToDeclare(declared, count, last));
+                if (stream.canSendFile(next)) {
+                    if (begin(count, last, callback)) {
+                        ResponseHead committing = head;
+                        try {
+                            stream.sendFile(committing, file, position, count, last, writeCallback);
+                        } catch (RuntimeException x) {
+                            withdraw(committing, callback, x);
+                        }
+                    }
+                    return;
                 }
-                return;
             }
+            // An invalid declared Content-Length falls through, to be reported by the buffered write.
         }
         Response.super.write(file, position, count, last, callback);
     }
@@ -132,11 +149,19 @@ public final class ServerResponse implements Response {
         }
         head = null;
         if (!committed) {
-            declaredLength = lengthToDeclare(length, last);
+            OptionalLong declared = declaredContentLength();
+            if (declared == null) {
+                writing.set(false);
+                callback.failed(new IllegalArgumentException(
+                        "invalid Content-Length in the response fields: " + fields.get(HttpHeader.CONTENT_LENGTH)));
+                return false;
+            }
+            declaredLength = lengthToDeclare(declared, length, last);
             head = new ResponseHead(status, fields, declaredLength);
             bodyless = HttpStatus.hasNoBody(status)
                     || HttpMethod.HEAD.is(exchange.request().method());
             committed = true;
+            // Counted before the bytes go out, so that a client that has the response finds it in the statistics.
             exchange.onCommit(status);
         }
         written += length;
@@ -156,10 +181,39 @@ public final class ServerResponse implements Response {
         return true;
     }
 
+    /** @return the Content-Length the handler set, empty if none, or null if it is not a valid number */
+    private OptionalLong declaredContentLength() {
+        try {
+            return fields.getLong(HttpHeader.CONTENT_LENGTH);
+        } catch (RuntimeException x) {
+            return null;
+        }
+    }
+
     /** @return the Content-Length to commit with: the declared one, else the size of a single last write, else -1 */
-    private long lengthToDeclare(long length, boolean last) {
-        OptionalLong declared = fields.getLong(HttpHeader.CONTENT_LENGTH);
+    private static long lengthToDeclare(OptionalLong declared, long length, boolean last) {
         return declared.isPresent() ? declared.getAsLong() : last ? length : -1;
+    }
+
+    /**
+     * Undoes the commit of a write whose stream threw: by contract it could not encode the head (a field value with
+     * CR or LF, say) and wrote nothing, so the handler's failure can still be answered with a 500. A stream that
+     * throws on a later write breaks that contract, and the failure propagates.
+     */
+    private void withdraw(ResponseHead committing, Callback callback, RuntimeException failure) {
+        if (committing == null) {
+            writeCallback.callback = null;
+            writing.set(false);
+            throw failure;
+        }
+        committed = false;
+        completed = false;
+        written = 0;
+        declaredLength = -1;
+        writeCallback.callback = null;
+        writing.set(false);
+        exchange.onCommitWithdrawn(committing.status());
+        callback.failed(failure);
     }
 
     /** Completes the response after the handler succeeded: flushes a stream, or sends an empty last write. */
@@ -169,6 +223,15 @@ public final class ServerResponse implements Response {
             return;
         }
         if (completed) {
+            if (writing.get()) {
+                // The handler completed before its last write did (write(true, ..., NOOP), then succeeded()): the
+                // exchange ends when the write does, or the next response would be written over this one.
+                completeAfterWrite.set(callback);
+                if (!writing.get() && completeAfterWrite.compareAndSet(callback, null)) {
+                    callback.succeeded(); // the write completed meanwhile and did not see us
+                }
+                return;
+            }
             callback.succeeded();
             return;
         }
@@ -254,6 +317,10 @@ public final class ServerResponse implements Response {
             callback = null;
             writing.set(false);
             current.succeeded();
+            Callback completion = completeAfterWrite.getAndSet(null);
+            if (completion != null) {
+                completion.succeeded();
+            }
         }
 
         @Override
@@ -263,6 +330,10 @@ public final class ServerResponse implements Response {
             writing.set(false);
             if (current != null) {
                 current.failed(failure);
+            }
+            Callback completion = completeAfterWrite.getAndSet(null);
+            if (completion != null) {
+                completion.failed(failure);
             }
         }
 
