@@ -246,6 +246,18 @@ public final class FrameGenerator {
     }
 
     /**
+     * Checks, before anything is queued, that fields can be sent: the same check the header methods make when they
+     * encode, so that a caller can refuse a head it could still replace (with a 500) instead of failing later.
+     *
+     * @param fields the fields of a head or trailers
+     * @throws IllegalArgumentException naming the first field that may not be sent (a bad name, a value with CR, LF
+     *     or NUL) or saying that the fields are too large
+     */
+    public static void checkSendable(HttpFields fields) {
+        checkFields(fields);
+    }
+
+    /**
      * @param fields the fields of a head or trailers
      * @return the most octets {@link #responseHeaders} or {@link #trailers} may need in {@code out} for them: the room
      *     it asks for before encoding

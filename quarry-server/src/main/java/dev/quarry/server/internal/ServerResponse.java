@@ -115,7 +115,8 @@ public final class ServerResponse implements Response {
             HttpStream stream = exchange.stream();
             OptionalLong declared = committed ? OptionalLong.empty() : declaredContentLength();
             if (declared != null) {
-                ResponseHead next = committed ? null : new ResponseHead(status, fields, lengthToDeclare(declared, count, last));
+                ResponseHead next =
+                        committed ? null : new ResponseHead(status, fields, lengthToDeclare(declared, count, last));
                 if (stream.canSendFile(next)) {
                     if (begin(count, last, callback)) {
                         ResponseHead committing = head;

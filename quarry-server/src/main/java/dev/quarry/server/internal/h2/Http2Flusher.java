@@ -47,6 +47,9 @@ final class Http2Flusher extends IteratingCallback {
     private List<Entry> completed = new ArrayList<>();
     private List<Entry> completing = new ArrayList<>();
     private final List<ByteBuffer> gather = new ArrayList<>();
+    // Entries generate() could not encode, failed by the flushing thread (the only one in generate()) after unlocking.
+    private final List<Entry> rejected = new ArrayList<>();
+    private final List<Throwable> rejections = new ArrayList<>();
     private RetainableByteBuffer output;
     private Throwable terminated;
     private int maxFrameSize = 16_384;
@@ -199,11 +202,19 @@ final class Http2Flusher extends IteratingCallback {
                     if (out.position() == 0) {
                         // The entry alone does not fit an empty buffer: a huge header block. Fail that stream only.
                         active.remove(i);
-                        entry.fail(new IllegalStateException(
+                        rejected.add(entry);
+                        rejections.add(new IllegalStateException(
                                 "frame larger than the " + out.capacity() + "-byte write buffer"));
                         continue;
                     }
                     break; // the buffer is full: write what we have, the rest goes in the next round
+                } catch (IllegalArgumentException x) {
+                    // Fields that cannot be sent (checked before anything was encoded, so the buffer and the HPACK
+                    // table are untouched): fail that stream only, never the connection.
+                    active.remove(i);
+                    rejected.add(entry);
+                    rejections.add(x);
+                    continue;
                 }
                 if (result.payload != null) {
                     // A large payload is gathered from its own buffer, right after its frame header.
@@ -227,6 +238,16 @@ final class Http2Flusher extends IteratingCallback {
         } finally {
             lock.unlock();
         }
+        failRejected();
+    }
+
+    /** Fails the entries that could not be generated, outside the lock: their callbacks may call back in. */
+    private void failRejected() {
+        for (int i = 0; i < rejected.size(); i++) {
+            rejected.get(i).fail(rejections.get(i));
+        }
+        rejected.clear();
+        rejections.clear();
     }
 
     private static ByteBuffer slice(ByteBuffer out, int from, int to) {

@@ -4,6 +4,7 @@ import dev.quarry.core.Callback;
 import dev.quarry.core.buffer.RetainableByteBuffer;
 import dev.quarry.http.HttpFields;
 import dev.quarry.http.h2.ErrorCode;
+import dev.quarry.http.h2.FrameGenerator;
 import dev.quarry.http.h2.Http2Exception;
 import dev.quarry.server.Content;
 import dev.quarry.server.internal.Exchange;
@@ -216,10 +217,21 @@ final class Http2Stream implements HttpStream {
     @Override
     public void send(
             ResponseHead head, ByteBuffer content, boolean last, Supplier<HttpFields> trailers, Callback callback) {
+        if (head != null) {
+            // The HttpStream contract: refuse an unencodable head here, with nothing queued, so that the exchange can
+            // still answer 500 (the flusher would otherwise only find out when it encodes, and reset the stream).
+            FrameGenerator.checkSendable(head.fields());
+        }
         HttpFields trailerFields = null;
         if (last && trailers != null) {
             HttpFields supplied = trailers.get();
             if (supplied != null && !supplied.isEmpty()) {
+                try {
+                    FrameGenerator.checkSendable(supplied);
+                } catch (IllegalArgumentException x) {
+                    callback.failed(x); // committed already: the exchange fails and the stream is reset
+                    return;
+                }
                 trailerFields = supplied;
             }
         }
