@@ -33,13 +33,9 @@ import java.util.concurrent.Executor;
  * <p>Thread-safety: one thread produces at a time (one CAS to take production, none to hand it off: the owner passes
  * it to the reserved thread with the task). The mode counters are {@link java.util.concurrent.atomic.LongAdder}s.
  */
-public final class AdaptiveExecutionStrategy implements ExecutionStrategy, Dumpable {
-    private final Producer producer;
+public final class AdaptiveExecutionStrategy extends AbstractExecutionStrategy implements Dumpable {
     private final TryExecutor threads;
     private final Executor blockingExecutor;
-    private final ProductionState state = new ProductionState();
-    private final StrategyCounters counters = new StrategyCounters();
-    private final Runnable dispatched = Invocable.task(InvocationType.BLOCKING, this::runDispatched);
     // Runs on a reserved thread that was handed production: it owns production already.
     private final Runnable handedOver = Invocable.task(InvocationType.BLOCKING, this::produceLoop);
 
@@ -60,38 +56,13 @@ public final class AdaptiveExecutionStrategy implements ExecutionStrategy, Dumpa
      * @param blockingExecutor runs blocking tasks in produce-execute-consume mode, e.g. bounded virtual threads
      */
     public AdaptiveExecutionStrategy(Producer producer, TryExecutor threads, Executor blockingExecutor) {
-        this.producer = Objects.requireNonNull(producer, "producer");
-        this.threads = Objects.requireNonNull(threads, "threads");
+        super(producer, Objects.requireNonNull(threads, "threads"));
+        this.threads = threads;
         this.blockingExecutor = Objects.requireNonNull(blockingExecutor, "blockingExecutor");
     }
 
     @Override
-    public void produce() {
-        if (state.tryStartProducing()) {
-            produceLoop();
-        }
-    }
-
-    @Override
-    public void dispatch() {
-        if (state.trySetPending()) {
-            counters.dispatches.increment();
-            try {
-                threads.execute(dispatched);
-            } catch (RuntimeException x) {
-                state.clearPending();
-                throw x;
-            }
-        }
-    }
-
-    private void runDispatched() {
-        if (state.tryStartPendingProduction()) {
-            produceLoop();
-        }
-    }
-
-    private void produceLoop() {
+    void produceLoop() {
         while (true) {
             Runnable task = Tasks.produce(producer);
             if (task == null) {
@@ -135,11 +106,6 @@ public final class AdaptiveExecutionStrategy implements ExecutionStrategy, Dumpa
         }
     }
 
-    /** @return how many tasks were consumed in each mode */
-    public StrategyStatistics statistics() {
-        return counters.snapshot();
-    }
-
     /** Resets the mode counters. */
     public void resetStatistics() {
         counters.reset();
@@ -167,11 +133,5 @@ public final class AdaptiveExecutionStrategy implements ExecutionStrategy, Dumpa
                     .append(String.valueOf(blockingExecutor))
                     .append(System.lineSeparator());
         }
-    }
-
-    @Override
-    public String toString() {
-        return "AdaptiveExecutionStrategy@" + Integer.toHexString(hashCode()) + "{" + state + ", " + counters.snapshot()
-                + "}";
     }
 }

@@ -11,49 +11,17 @@ import java.util.concurrent.Executor;
  * <p>Thread-safe: one thread produces at a time; a {@link #produce()} that finds another thread producing only asks
  * it to produce again.
  */
-public final class ProduceConsume implements ExecutionStrategy {
-    private final Producer producer;
-    private final Executor executor;
-    private final ProductionState state = new ProductionState();
-    private final StrategyCounters counters = new StrategyCounters();
-    private final Runnable dispatched = this::runDispatched;
-
+public final class ProduceConsume extends AbstractExecutionStrategy {
     /**
      * @param producer the producer of tasks
      * @param executor used only by {@link #dispatch()}
      */
     public ProduceConsume(Producer producer, Executor executor) {
-        this.producer = Objects.requireNonNull(producer, "producer");
-        this.executor = Objects.requireNonNull(executor, "executor");
+        super(producer, Objects.requireNonNull(executor, "executor"));
     }
 
     @Override
-    public void produce() {
-        if (state.tryStartProducing()) {
-            produceLoop();
-        }
-    }
-
-    @Override
-    public void dispatch() {
-        if (state.trySetPending()) {
-            counters.dispatches.increment();
-            try {
-                executor.execute(dispatched);
-            } catch (RuntimeException x) {
-                state.clearPending();
-                throw x;
-            }
-        }
-    }
-
-    private void runDispatched() {
-        if (state.tryStartPendingProduction()) {
-            produceLoop();
-        }
-    }
-
-    private void produceLoop() {
+    void produceLoop() {
         while (true) {
             Runnable task = Tasks.produce(producer);
             if (task == null) {
@@ -65,15 +33,5 @@ public final class ProduceConsume implements ExecutionStrategy {
             counters.produceConsume.increment();
             Tasks.run(task);
         }
-    }
-
-    /** @return how many tasks were consumed in each mode */
-    public StrategyStatistics statistics() {
-        return counters.snapshot();
-    }
-
-    @Override
-    public String toString() {
-        return "ProduceConsume@" + Integer.toHexString(hashCode()) + "{" + state + ", " + counters.snapshot() + "}";
     }
 }

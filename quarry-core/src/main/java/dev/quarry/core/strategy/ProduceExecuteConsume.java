@@ -13,49 +13,20 @@ import java.util.concurrent.Executor;
  *
  * <p>Thread-safe: one thread produces at a time.
  */
-public final class ProduceExecuteConsume implements ExecutionStrategy {
-    private final Producer producer;
+public final class ProduceExecuteConsume extends AbstractExecutionStrategy {
     private final Executor executor;
-    private final ProductionState state = new ProductionState();
-    private final StrategyCounters counters = new StrategyCounters();
-    private final Runnable dispatched = this::runDispatched;
 
     /**
      * @param producer the producer of tasks
      * @param executor runs the tasks and dispatched production
      */
     public ProduceExecuteConsume(Producer producer, Executor executor) {
-        this.producer = Objects.requireNonNull(producer, "producer");
-        this.executor = Objects.requireNonNull(executor, "executor");
+        super(producer, Objects.requireNonNull(executor, "executor"));
+        this.executor = executor;
     }
 
     @Override
-    public void produce() {
-        if (state.tryStartProducing()) {
-            produceLoop();
-        }
-    }
-
-    @Override
-    public void dispatch() {
-        if (state.trySetPending()) {
-            counters.dispatches.increment();
-            try {
-                executor.execute(dispatched);
-            } catch (RuntimeException x) {
-                state.clearPending();
-                throw x;
-            }
-        }
-    }
-
-    private void runDispatched() {
-        if (state.tryStartPendingProduction()) {
-            produceLoop();
-        }
-    }
-
-    private void produceLoop() {
+    void produceLoop() {
         while (true) {
             Runnable task = Tasks.produce(producer);
             if (task == null) {
@@ -72,16 +43,5 @@ public final class ProduceExecuteConsume implements ExecutionStrategy {
                 Tasks.execute(executor, task);
             }
         }
-    }
-
-    /** @return how many tasks were consumed in each mode */
-    public StrategyStatistics statistics() {
-        return counters.snapshot();
-    }
-
-    @Override
-    public String toString() {
-        return "ProduceExecuteConsume@" + Integer.toHexString(hashCode()) + "{" + state + ", " + counters.snapshot()
-                + "}";
     }
 }
