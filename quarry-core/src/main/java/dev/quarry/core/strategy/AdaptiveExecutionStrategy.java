@@ -37,7 +37,7 @@ public final class AdaptiveExecutionStrategy extends AbstractExecutionStrategy i
     private final TryExecutor threads;
     private final Executor blockingExecutor;
     // Runs on a reserved thread that was handed production: it owns production already.
-    private final Runnable handedOver = Invocable.task(InvocationType.BLOCKING, this::produceLoop);
+    private final Runnable handedOver = Invocable.task(InvocationType.BLOCKING, () -> produceLoop());
 
     /**
      * A strategy whose blocking tasks run on the same pool that produces.

@@ -4,6 +4,7 @@ import dev.quarry.core.Callback;
 import dev.quarry.core.InvocationType;
 import dev.quarry.http.HttpHeader;
 import dev.quarry.server.Response;
+import dev.quarry.server.ResponseOutputStream;
 import dev.quarry.server.ResponseWrapper;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
@@ -26,7 +27,7 @@ final class ThrottledResponse extends ResponseWrapper {
     private static final int MAX_STREAM_BUFFER = 64 * 1024;
 
     private final RequestThrottle request;
-    private ThrottledOutputStream stream;
+    private ResponseOutputStream stream;
 
     ThrottledResponse(Response wrapped, RequestThrottle request) {
         super(wrapped);
@@ -76,7 +77,7 @@ final class ThrottledResponse extends ResponseWrapper {
     public OutputStream outputStream() {
         if (stream == null) {
             int size = Math.min(MAX_STREAM_BUFFER, request.throttle().limits().chunkSize());
-            stream = new ThrottledOutputStream(this, Math.max(1024, size));
+            stream = new ResponseOutputStream(this, Math.max(1024, size));
         }
         return stream;
     }
@@ -103,7 +104,7 @@ final class ThrottledResponse extends ResponseWrapper {
             if (!done.compareAndSet(false, true)) {
                 return;
             }
-            ThrottledOutputStream open = stream;
+            ResponseOutputStream open = stream;
             if (open != null && !open.isClosed()) {
                 // A blocking handler that did not close its stream: its last bytes still go out throttled.
                 open.closeAsync(Callback.from(callback.invocationType(), () -> finish(null), this::finish));

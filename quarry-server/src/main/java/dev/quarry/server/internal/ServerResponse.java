@@ -8,6 +8,7 @@ import dev.quarry.http.HttpHeader;
 import dev.quarry.http.HttpMethod;
 import dev.quarry.http.HttpStatus;
 import dev.quarry.server.Response;
+import dev.quarry.server.ResponseOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
@@ -153,8 +154,8 @@ public final class ServerResponse implements Response {
             OptionalLong declared = declaredContentLength();
             if (declared == null) {
                 writing.set(false);
-                callback.failed(new IllegalArgumentException(
-                        "invalid Content-Length in the response fields: " + fields.get(HttpHeader.CONTENT_LENGTH)));
+                callback.failed(new IllegalArgumentException("invalid Content-Length in the response fields: "
+                        + fields.get(HttpHeader.CONTENT_LENGTH).orElse("")));
                 return false;
             }
             declaredLength = lengthToDeclare(declared, length, last);
