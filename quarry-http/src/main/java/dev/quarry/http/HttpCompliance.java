@@ -1,10 +1,8 @@
 package dev.quarry.http;
 
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -18,9 +16,9 @@ import java.util.Set;
  * whitespace before the colon of a framing or routing field even when {@link Violation#WHITESPACE_AFTER_FIELD_NAME} is
  * allowed.
  *
- * <p>Thread-safety: immutable. Cost: {@link #allows(Violation)} is one bit test.
+ * <p>Thread-safety: immutable. Cost: {@link #allows} is one bit test.
  */
-public final class HttpCompliance {
+public final class HttpCompliance extends ComplianceMode<HttpCompliance.Violation> {
 
     /** A leniency of the HTTP/1.1 parser. */
     public enum Violation implements ComplianceViolation {
@@ -78,18 +76,8 @@ public final class HttpCompliance {
             "LEGACY",
             EnumSet.of(Violation.LF_LINE_TERMINATOR, Violation.DUPLICATE_IDENTICAL_CONTENT_LENGTH, Violation.OBS_FOLD));
 
-    private final String name;
-    private final Set<Violation> allowed;
-    private final int bits;
-
     private HttpCompliance(String name, EnumSet<Violation> allowed) {
-        this.name = name;
-        this.allowed = Collections.unmodifiableSet(EnumSet.copyOf(allowed));
-        int b = 0;
-        for (Violation violation : allowed) {
-            b |= 1 << violation.ordinal();
-        }
-        this.bits = b;
+        super(name, allowed);
     }
 
     /**
@@ -98,44 +86,20 @@ public final class HttpCompliance {
      * @return a custom mode
      */
     public static HttpCompliance of(String name, Set<Violation> allowed) {
-        EnumSet<Violation> set = EnumSet.noneOf(Violation.class);
-        set.addAll(allowed);
-        return new HttpCompliance(Objects.requireNonNull(name, "name"), set);
+        return new HttpCompliance(name, combine(Violation.class, allowed, List.of(), List.of()));
     }
 
     /** @return a mode that also allows {@code violations}, named after this one */
     public HttpCompliance with(Violation... violations) {
-        EnumSet<Violation> set = EnumSet.noneOf(Violation.class);
-        set.addAll(allowed);
-        set.addAll(List.of(violations));
-        return new HttpCompliance(name + "+" + Arrays.toString(violations), set);
+        return new HttpCompliance(
+                name() + "+" + Arrays.toString(violations),
+                combine(Violation.class, allowed(), List.of(violations), List.of()));
     }
 
     /** @return a mode that no longer allows {@code violations}, named after this one */
     public HttpCompliance without(Violation... violations) {
-        EnumSet<Violation> set = EnumSet.noneOf(Violation.class);
-        set.addAll(allowed);
-        List.of(violations).forEach(set::remove);
-        return new HttpCompliance(name + "-" + Arrays.toString(violations), set);
-    }
-
-    /** @return whether the parser may accept {@code violation} */
-    public boolean allows(Violation violation) {
-        return (bits & (1 << violation.ordinal())) != 0;
-    }
-
-    /** @return the allowed leniencies */
-    public Set<Violation> allowed() {
-        return allowed;
-    }
-
-    /** @return the mode's name */
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public String toString() {
-        return name + allowed;
+        return new HttpCompliance(
+                name() + "-" + Arrays.toString(violations),
+                combine(Violation.class, allowed(), List.of(), List.of(violations)));
     }
 }

@@ -1,10 +1,8 @@
 package dev.quarry.http;
 
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -16,9 +14,9 @@ import java.util.Set;
  * included), a malformed percent-encoding, a fragment, raw non-ASCII or control characters. Empty segments
  * ({@code //a}) are always accepted and kept; {@code ;} path parameters are always kept as part of their segment.
  *
- * <p>Thread-safety: immutable. Cost: {@link #allows(Violation)} is one bit test.
+ * <p>Thread-safety: immutable. Cost: {@link #allows} is one bit test.
  */
-public final class UriCompliance {
+public final class UriCompliance extends ComplianceMode<UriCompliance.Violation> {
 
     /** An ambiguity of a request-target path. */
     public enum Violation implements ComplianceViolation {
@@ -83,18 +81,8 @@ public final class UriCompliance {
     public static final UriCompliance LEGACY =
             new UriCompliance("LEGACY", EnumSet.of(Violation.ILLEGAL_PATH_CHARACTER, Violation.ENCODED_PERCENT));
 
-    private final String name;
-    private final Set<Violation> allowed;
-    private final int bits;
-
     private UriCompliance(String name, EnumSet<Violation> allowed) {
-        this.name = name;
-        this.allowed = Collections.unmodifiableSet(EnumSet.copyOf(allowed));
-        int b = 0;
-        for (Violation violation : allowed) {
-            b |= 1 << violation.ordinal();
-        }
-        this.bits = b;
+        super(name, allowed);
     }
 
     /**
@@ -103,36 +91,13 @@ public final class UriCompliance {
      * @return a custom mode
      */
     public static UriCompliance of(String name, Set<Violation> allowed) {
-        EnumSet<Violation> set = EnumSet.noneOf(Violation.class);
-        set.addAll(allowed);
-        return new UriCompliance(Objects.requireNonNull(name, "name"), set);
+        return new UriCompliance(name, combine(Violation.class, allowed, List.of(), List.of()));
     }
 
     /** @return a mode that also allows {@code violations}, named after this one */
     public UriCompliance with(Violation... violations) {
-        EnumSet<Violation> set = EnumSet.noneOf(Violation.class);
-        set.addAll(allowed);
-        set.addAll(List.of(violations));
-        return new UriCompliance(name + "+" + Arrays.toString(violations), set);
-    }
-
-    /** @return whether {@link UriPath} may accept {@code violation} */
-    public boolean allows(Violation violation) {
-        return (bits & (1 << violation.ordinal())) != 0;
-    }
-
-    /** @return the allowed ambiguities */
-    public Set<Violation> allowed() {
-        return allowed;
-    }
-
-    /** @return the mode's name */
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public String toString() {
-        return name + allowed;
+        return new UriCompliance(
+                name() + "+" + Arrays.toString(violations),
+                combine(Violation.class, allowed(), List.of(violations), List.of()));
     }
 }
