@@ -133,30 +133,7 @@ public final class TokenBucket {
      * @return whether they were taken
      */
     public boolean tryTake(long n) {
-        checkAmount(n);
-        while (true) {
-            Generation g = current;
-            if (g.unlimited) {
-                return true;
-            }
-            long word = g.word;
-            if ((word & SEALED) != 0) {
-                advance(g);
-                continue;
-            }
-            long tokens = tokenClock(g, clock.nanoTime() - g.origin);
-            if (tokens >= REBASE_TOKENS) {
-                rebase(g);
-                continue;
-            }
-            long base = Math.max(decode(word), tokens - g.capacity);
-            if (tokens - base < n) {
-                return false;
-            }
-            if (WORD.compareAndSet(g, word, encode(base + n))) {
-                return true;
-            }
-        }
+        return claim(n, true) >= 0;
     }
 
     /**
@@ -166,6 +143,15 @@ public final class TokenBucket {
      * @return how many were taken, 0 to {@code n}
      */
     public long take(long n) {
+        return claim(n, false);
+    }
+
+    /**
+     * The one CAS loop behind {@link #tryTake} and {@link #take}; callers pass a constant, so the JIT folds the branch.
+     *
+     * @return the tokens taken; -1 when {@code allOrNothing} and the bucket holds fewer than {@code n}
+     */
+    private long claim(long n, boolean allOrNothing) {
         checkAmount(n);
         while (true) {
             Generation g = current;
@@ -183,9 +169,10 @@ public final class TokenBucket {
                 continue;
             }
             long base = Math.max(decode(word), tokens - g.capacity);
-            long granted = Math.min(n, Math.max(0, tokens - base));
-            if (granted == 0) {
-                return 0;
+            long held = tokens - base;
+            long granted = allOrNothing ? (held < n ? -1 : n) : Math.min(n, Math.max(0, held));
+            if (granted <= 0) {
+                return granted;
             }
             if (WORD.compareAndSet(g, word, encode(base + granted))) {
                 return granted;
