@@ -3,6 +3,7 @@ package dev.quarry.core.throttle;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.quarry.core.test.Concurrently;
 import java.math.BigInteger;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
@@ -21,7 +22,7 @@ class TokenBucketConcurrencyTest {
         TokenBucket bucket = TokenBucket.of(rate, capacity);
         AtomicLong granted = new AtomicLong();
         long runNanos = Duration.ofMillis(300).toNanos();
-        Threads.run(THREADS, TIMEOUT, thread -> {
+        Concurrently.run(THREADS, TIMEOUT, thread -> {
             ThreadLocalRandom random = ThreadLocalRandom.current();
             long mine = 0;
             while (System.nanoTime() - start < runNanos) {
@@ -49,7 +50,7 @@ class TokenBucketConcurrencyTest {
         TokenBucket bucket =
                 TokenBucket.builder().rate(1000).capacity(capacity).clock(clock).build();
         AtomicLong outstanding = new AtomicLong();
-        Threads.run(THREADS, TIMEOUT, thread -> {
+        Concurrently.run(THREADS, TIMEOUT, thread -> {
             ThreadLocalRandom random = ThreadLocalRandom.current();
             long mine = 0;
             for (int i = 0; i < 50_000; i++) {
@@ -90,7 +91,7 @@ class TokenBucketConcurrencyTest {
                 .build();
         long start = clock.nanoTime();
         AtomicLong granted = new AtomicLong();
-        Threads.run(THREADS, TIMEOUT, thread -> {
+        Concurrently.run(THREADS, TIMEOUT, thread -> {
             ThreadLocalRandom random = ThreadLocalRandom.current();
             long mine = 0;
             for (int i = 0; i < 100_000; i++) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.quarry.core.test.Concurrently;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
@@ -94,7 +95,7 @@ class TokenBucketsTest {
             own[t] = bucket(1000, 100_000, 100_000);
         }
         AtomicLong taken = new AtomicLong();
-        Threads.run(threads, Duration.ofSeconds(60), thread -> {
+        Concurrently.run(threads, Duration.ofSeconds(60), thread -> {
             ThreadLocalRandom random = ThreadLocalRandom.current();
             TokenBucket[] chain = {own[thread], global};
             long mine = 0;

@@ -1,4 +1,4 @@
-package dev.quarry.core.buffer;
+package dev.quarry.core.test;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -8,11 +8,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 /** Runs one task on several platform threads at once and rethrows the first failure of any of them. */
-final class Concurrently {
+public final class Concurrently {
 
     /** A task that knows which of the threads it runs on. */
     @FunctionalInterface
-    interface Task {
+    public interface Task {
         void run(int thread) throws Exception;
     }
 
@@ -25,7 +25,7 @@ final class Concurrently {
      * @param timeout how long to wait for all of them to finish
      * @param task what each thread runs
      */
-    static void run(int threads, Duration timeout, Task task) throws InterruptedException {
+    public static void run(int threads, Duration timeout, Task task) throws InterruptedException {
         CountDownLatch gate = new CountDownLatch(1);
         AtomicReference<Throwable> failure = new AtomicReference<>();
         Thread[] workers = new Thread[threads];
