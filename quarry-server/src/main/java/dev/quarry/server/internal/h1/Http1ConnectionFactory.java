@@ -1,9 +1,10 @@
-package dev.quarry.server.internal;
+package dev.quarry.server.internal.h1;
 
 import dev.quarry.io.Connection;
 import dev.quarry.io.ConnectionFactory;
 import dev.quarry.io.EndPoint;
 import dev.quarry.io.ServerConnector;
+import dev.quarry.server.internal.ServerContext;
 
 /** Creates {@link Http1Connection}s; the default protocol of a Quarry connector. */
 public final class Http1ConnectionFactory implements ConnectionFactory {

@@ -1,0 +1,572 @@
+package dev.quarry.server.internal.h1;
+
+import dev.quarry.core.Callback;
+import dev.quarry.core.Invocable;
+import dev.quarry.core.InvocationType;
+import dev.quarry.http.BadMessageException;
+import dev.quarry.http.HttpFields;
+import dev.quarry.http.HttpHeader;
+import dev.quarry.http.HttpVersion;
+import dev.quarry.http.h1.HttpGenerator;
+import dev.quarry.http.h1.HttpParser;
+import dev.quarry.io.AbstractConnection;
+import dev.quarry.io.EndPoint;
+import dev.quarry.io.ServerConnector;
+import dev.quarry.server.Content;
+import dev.quarry.server.internal.Exchange;
+import dev.quarry.server.internal.HttpStream;
+import dev.quarry.server.internal.ResponseHead;
+import dev.quarry.server.internal.ServerContext;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+/**
+ * An HTTP/1.1 server connection: parses requests, runs one exchange at a time (pipelined requests wait in the input
+ * buffer and are answered in order), and writes responses.
+ *
+ * <p>Hot path, one request per read: the selector runs the read task in place; the request is parsed from a pooled
+ * direct buffer with no allocation beyond the request's fields; a non-blocking handler runs in place; the response
+ * head and a small body are copied into one pooled direct buffer and written with one system call; the next read is
+ * skipped when the last one did not fill the buffer (the socket is drained), so a request costs one read and one
+ * write. Pipelined requests: responses completed in place while more requests are buffered are aggregated and written
+ * together when the input runs dry. File content of a response with a Content-Length goes zero-copy: the head is
+ * flushed, then the region is transferred from the file to the socket ({@link EndPoint#transfer}).
+ *
+ * <p>Threading: {@link #process()} runs on one thread at a time (the read callback is one-shot, and an exchange in
+ * progress stops processing until it completes). An exchange's handler may read, write and complete from any thread;
+ * completion resumes processing on the completing thread, in non-blocking mode unless every blocking handler is
+ * dispatched anyway. Buffers are released only by the activity that owns them (never from {@code onClose}, which may
+ * run on any thread while they are in use).
+ *
+ * <p>This class keeps the connection's lifecycle and the processing state machine (read, parse, run the exchange,
+ * discard unread content, close); its parts, one instance each per connection and called directly (final classes),
+ * are {@link Http1Request} (the parser's listener: request head and content), {@link Http1ResponseWriter} (response
+ * output), {@link Http1Buffers} (pooled input and output buffers), {@link Http2Handover} (prior knowledge and h2c)
+ * and {@link ProcessingActivity} (who is processing, for a graceful shutdown).
+ */
+public final class Http1Connection extends AbstractConnection implements HttpStream {
+    private static final System.Logger LOG = System.getLogger(Http1Connection.class.getName());
+    private static final int IDLE = 0;
+    private static final int HANDLING = 1;
+    private static final int ASYNC = 2;
+    private static final int COMPLETED = 3;
+    private static final byte[] CONTINUE = HttpGenerator.continueBytes();
+
+    private final ServerContext context;
+    private final Http1Request request;
+    private final HttpParser parser;
+    private final AtomicInteger exchangeState = new AtomicInteger(IDLE);
+    private final Runnable resumeProcessing = this::process;
+    // One of each per connection; the hot path calls them directly (final classes, monomorphic).
+    private final Http1Buffers buffers;
+    final Http1ResponseWriter writer;
+    private final Http2Handover handover;
+    private final ProcessingActivity activity = new ProcessingActivity();
+    // Plain fields, written by the processing thread only.
+    private boolean drained;
+    private Thread processingThread;
+    volatile boolean shutdown;
+    volatile boolean closed;
+    // The exchange in progress.
+    private volatile Exchange exchange;
+    boolean persistent;
+    // A completed exchange left part of its body unread: discarded before the next request is parsed.
+    private boolean discarding;
+    private long discarded;
+
+    /**
+     * @param context the server's shared state
+     * @param connector the connector that accepted the endpoint
+     * @param endPoint the endpoint
+     */
+    public Http1Connection(ServerContext context, ServerConnector connector, EndPoint endPoint) {
+        super(endPoint);
+        this.context = context;
+        this.buffers = new Http1Buffers(
+                context.buffers(),
+                context.config().inputBufferSize(),
+                context.config().outputBufferSize());
+        this.request = new Http1Request(this, context, endPoint, buffers);
+        this.parser = request.parser;
+        this.writer = new Http1ResponseWriter(this, request, context, endPoint, buffers);
+        this.handover = new Http2Handover(this, request, context, connector, endPoint, buffers);
+    }
+
+    @Override
+    public String protocol() {
+        return "http/1.1";
+    }
+
+    @Override
+    public void onOpen() {
+        context.statistics().onHttp1Connection();
+        super.onOpen();
+    }
+
+    /**
+     * Opens the connection with bytes already read (after an upgrade, or a detection step).
+     *
+     * @param buffered the bytes, in drain mode; copied
+     */
+    public void onOpen(ByteBuffer buffered) {
+        if (buffered.hasRemaining()) {
+            buffers.ensureInput(buffered.remaining());
+            ByteBuffer in = buffers.input.byteBuffer();
+            in.compact();
+            in.put(buffered);
+            in.flip();
+        }
+        context.statistics().onHttp1Connection();
+        process();
+    }
+
+    @Override
+    protected InvocationType readInvocationType() {
+        // Waiting for content of an exchange in progress only wakes the handler; a new request may run handlers.
+        return exchange != null ? InvocationType.NON_BLOCKING : context.readInvocationType();
+    }
+
+    @Override
+    protected void onFillable() {
+        Exchange current = exchange;
+        if (current != null) {
+            current.onContentAvailable();
+            return;
+        }
+        process();
+    }
+
+    @Override
+    protected void onFillInterestedFailed(Throwable cause) {
+        Exchange current = exchange;
+        if (current != null) {
+            request.contentFailure = cause;
+            current.onContentAvailable();
+            return;
+        }
+        // Idle (waiting for a request): nothing else uses the buffers.
+        buffers.releaseAll();
+        endPoint().close(cause);
+    }
+
+    // --- processing of requests ----------------------------------------------------------------------------------
+
+    /** Parses and handles buffered requests, reading more as needed, until it must wait. */
+    private void process() {
+        if (!activity.enter()) {
+            return; // a graceful shutdown closed the idle connection: nothing may be read any more
+        }
+        processingThread = Thread.currentThread();
+        try {
+            while (!closed && exchange == null) {
+                if (discarding) {
+                    if (!discardUnreadContent()) {
+                        return;
+                    }
+                    continue;
+                }
+                if (request.parseHead()) {
+                    if (request.preface) {
+                        handover.prior();
+                        return;
+                    }
+                    if (request.badMessage != null) {
+                        sendBadMessage(request.badMessage);
+                        return;
+                    }
+                    if (!startExchange()) {
+                        return;
+                    }
+                    continue;
+                }
+                if (!fill()) {
+                    return;
+                }
+            }
+        } catch (Throwable x) {
+            LOG.log(Level.WARNING, "processing failed on " + this, x);
+            endPoint().close(x);
+        } finally {
+            processingThread = null;
+            if (closed && exchange == null) {
+                buffers.releaseAll();
+            }
+            exitProcessing();
+        }
+    }
+
+    private void exitProcessing() {
+        activity.exit();
+        if (shutdown) {
+            // The shutdown may have found this thread processing and left the closing to it (Dekker: the flag is
+            // written before the shutdown reads the activity, and read here after it changed).
+            closeIfIdle();
+        }
+    }
+
+    /**
+     * Reads more bytes.
+     *
+     * @return whether bytes were read and processing may go on; false if it must wait (fill interest, or a pending
+     *     write whose completion resumes it) or the connection is done
+     */
+    private boolean fill() throws IOException {
+        if (buffers.hasPendingOutput()) {
+            return writer.flushThenResume();
+        }
+        if (drained) {
+            // The last read did not fill the buffer: the socket had nothing more, so reading again now would only
+            // return 0. Let the selector say when there is more.
+            drained = false;
+            waitForRequest();
+            return false;
+        }
+        buffers.ensureInput(0);
+        ByteBuffer in = buffers.input.byteBuffer();
+        in.compact();
+        int space = in.remaining();
+        int read;
+        try {
+            read = endPoint().fill(in);
+        } finally {
+            in.flip();
+        }
+        if (read > 0) {
+            drained = read < space;
+            return true;
+        }
+        if (read == 0) {
+            waitForRequest();
+            return false;
+        }
+        onEndOfInput();
+        return false;
+    }
+
+    private void waitForRequest() {
+        if (shutdown && parser.isStart()) {
+            closeNow();
+            return;
+        }
+        if (buffers.input != null && !buffers.hasInput()) {
+            buffers.releaseInput();
+        }
+        buffers.releaseOutputIfEmpty();
+        fillInterested();
+    }
+
+    private void onEndOfInput() {
+        parser.atEOF();
+        parser.parse(buffers.inputOrEmpty());
+        if (request.badMessage != null) {
+            sendBadMessage(request.badMessage);
+            return;
+        }
+        // The client is done sending: an idle connection closes (our output was flushed before reading).
+        closeNow();
+    }
+
+    private boolean startExchange() {
+        request.ready = false;
+        if (handover.isH2cUpgrade() && handover.upgradeToH2c()) {
+            return false; // the 101 is being written; HTTP/2 takes over
+        }
+        context.statistics().onHttp1Request();
+        persistent = parser.isPersistent() && !shutdown;
+        // Nothing to ask for when there is no content (or it is all here already).
+        request.continuePending = parser.expectsContinue() && !request.messageComplete;
+        String authority = request.fields.get(HttpHeader.HOST).orElse("");
+        Exchange started;
+        try {
+            started = new Exchange(
+                    context,
+                    this,
+                    endPoint(),
+                    request.method,
+                    request.target,
+                    request.version,
+                    request.fields,
+                    "http",
+                    authority,
+                    parser.contentLength());
+        } catch (BadMessageException x) {
+            persistent = false;
+            sendBadMessage(x);
+            return false;
+        }
+        exchange = started;
+        exchangeState.set(HANDLING);
+        started.handle();
+        if (exchangeState.compareAndSet(HANDLING, ASYNC)) {
+            return false; // the handler completes later, on another thread, which resumes processing
+        }
+        exchangeState.set(IDLE);
+        return finishExchange();
+    }
+
+    // --- HttpStream: completion --------------------------------------------------------------------------------
+
+    @Override
+    public void succeeded() {
+        if (exchangeState.compareAndSet(HANDLING, COMPLETED)) {
+            return; // completed inside handle(): the processing thread carries on
+        }
+        if (!exchangeState.compareAndSet(ASYNC, IDLE)) {
+            LOG.log(Level.WARNING, "exchange completed in state " + exchangeState.get() + " on " + this);
+            return;
+        }
+        if (finishExchange()) {
+            resume();
+        }
+    }
+
+    @Override
+    public void failed(Throwable failure) {
+        LOG.log(Level.DEBUG, () -> "exchange failed on " + this + ": " + failure);
+        persistent = false;
+        closed = true;
+        endPoint().close(failure);
+        int state = exchangeState.getAndSet(IDLE);
+        if (state != HANDLING) {
+            exchange = null;
+            buffers.releaseAll();
+        }
+    }
+
+    /** Resumes processing on the thread that completed an exchange asynchronously. */
+    private void resume() {
+        if (context.readInvocationType() == InvocationType.NON_BLOCKING) {
+            process();
+        } else {
+            // This thread may be an I/O thread completing a write: run blocking handlers elsewhere.
+            Invocable.invokeNonBlocking(resumeProcessing);
+        }
+    }
+
+    /** @return whether processing may continue with the next request */
+    private boolean finishExchange() {
+        exchange = null;
+        if (request.contentFailure != null || writer.mustClose()) {
+            persistent = false; // a content failure also means the end of the request cannot be found
+        }
+        request.clear();
+        writer.reset();
+        if (!persistent || closed || !endPoint().isOpen()) {
+            closeAfterOutput();
+            return false;
+        }
+        if (!request.messageComplete) {
+            // The handler left part of the body unread: process() reads and discards it before the next request.
+            discarding = true;
+            discarded = 0;
+            return true;
+        }
+        request.messageComplete = false;
+        parser.reset();
+        return true;
+    }
+
+    /**
+     * Reads and discards the rest of a body the handler did not read, up to the configured limit, from the input
+     * buffer and then from the network as it arrives; beyond the limit the connection closes.
+     *
+     * @return true once the body is complete and the next request may be parsed; false if processing must wait for
+     *     more bytes (fill interest or a pending flush resumes it) or the connection is closing
+     */
+    private boolean discardUnreadContent() throws IOException {
+        long limit = context.config().maxUnconsumedContent();
+        while (true) {
+            if (request.content != null) {
+                discarded += request.content.remaining();
+                request.content.release();
+                request.content = null;
+            }
+            if (request.messageComplete) {
+                discarding = false;
+                request.messageComplete = false;
+                parser.reset();
+                return true;
+            }
+            if (request.contentFailure != null || discarded > limit || parser.isClosed()) {
+                // Too much to be worth reading, or the end of the request cannot be found: close.
+                discarding = false;
+                persistent = false;
+                closeAfterOutput();
+                return false;
+            }
+            if (request.parseBufferedContent()) {
+                continue;
+            }
+            if (!fill()) {
+                return false;
+            }
+        }
+    }
+
+    // --- HttpStream: content -------------------------------------------------------------------------------------
+
+    @Override
+    public Content.Chunk read() {
+        return request.read();
+    }
+
+    @Override
+    public void demand() {
+        if (closed || request.isReadable()) {
+            exchange.onContentAvailable();
+            return;
+        }
+        if (request.continuePending) {
+            request.continuePending = false;
+            // RFC 9110 10.1.1: tell the client to send the body, then wait for it.
+            endPoint()
+                    .write(
+                            Callback.from(InvocationType.NON_BLOCKING, this::fillInterested, this::onWriteFailed),
+                            ByteBuffer.wrap(CONTINUE));
+            return;
+        }
+        fillInterested();
+    }
+
+    // --- HttpStream: sending -------------------------------------------------------------------------------------
+
+    @Override
+    public void send(
+            ResponseHead head, ByteBuffer content, boolean last, Supplier<HttpFields> trailers, Callback callback) {
+        writer.send(head, content, last, trailers, callback);
+    }
+
+    @Override
+    public boolean canSendFile(ResponseHead head) {
+        return writer.canSendFile(head);
+    }
+
+    @Override
+    public void sendFile(
+            ResponseHead head, FileChannel file, long position, long count, boolean last, Callback callback) {
+        writer.sendFile(head, file, position, count, last, callback);
+    }
+
+    /**
+     * Whether the caller is the handler of the current exchange, still inside {@code handle()} on the processing
+     * thread: a response it completes may wait in the output buffer for the responses to the requests that follow.
+     */
+    boolean isHandlingInPlace() {
+        return processingThread == Thread.currentThread() && exchangeState.get() == HANDLING;
+    }
+
+    /** @return whether an exchange is in progress */
+    boolean hasExchange() {
+        return exchange != null;
+    }
+
+    /** Aggregated responses were written: processing goes on where it stopped. */
+    void onFlushed() {
+        process();
+    }
+
+    void onWriteFailed(Throwable failure) {
+        closed = true;
+        endPoint().close(failure);
+        if (exchange == null) {
+            buffers.releaseAll();
+        }
+    }
+
+    // --- errors and closing ----------------------------------------------------------------------------------------
+
+    private void sendBadMessage(BadMessageException failure) {
+        request.badMessage = null;
+        persistent = false;
+        parser.close();
+        LOG.log(Level.DEBUG, () -> "bad request on " + this + ": " + failure.status() + " " + failure.reason());
+        context.statistics().onResponse(failure.status());
+        buffers.ensureOutput();
+        try {
+            if (request.version == null) {
+                request.version = HttpVersion.HTTP_1_1;
+            }
+            if (request.method == null) {
+                request.method = "GET";
+            }
+            writer.writeError(failure, request.version, request.method);
+        } catch (RuntimeException x) {
+            LOG.log(Level.DEBUG, "could not write the error response on " + this, x);
+        }
+        closeAfterOutput();
+    }
+
+    /** Flushes what is pending, then closes: output first (FIN), so the client reads the whole response. */
+    private void closeAfterOutput() {
+        closed = true;
+        if (buffers.hasPendingOutput() && endPoint().isOpen()) {
+            writer.writeLastThenClose();
+            return;
+        }
+        closeNow();
+    }
+
+    void closeNow() {
+        closed = true;
+        endPoint().shutdownOutput();
+        endPoint().close();
+        if (exchange == null && processingThread == null) {
+            buffers.releaseAll();
+        }
+    }
+
+    @Override
+    public void onClose(Throwable cause) {
+        closed = true;
+        // Buffers are not released here: another thread may be using them. Their owner releases them.
+    }
+
+    @Override
+    public void shutdown() {
+        shutdown = true;
+        closeIfIdle();
+        // Otherwise the exchange in progress completes with Connection: close, or processing closes the connection
+        // once it waits for a request.
+    }
+
+    /**
+     * Closes the connection for a graceful shutdown, from any thread, if it is idle: no thread processing, no request
+     * read (even partly) and not answered, nothing left to write. A request whose bytes were read is always answered:
+     * the close wins only if no processing started or ended since the idle state was observed (the generation in
+     * {@link #activity} changes at every entry and exit), and then no processing can start any more.
+     */
+    private void closeIfIdle() {
+        long state = activity.quiescent();
+        if (state == ProcessingActivity.CLOSED_IDLE) {
+            return; // closed already, or a thread is processing: it calls here when it leaves
+        }
+        // Nobody processes, so these were last written before the exit that this read of the activity follows.
+        boolean idle = exchange == null
+                && !discarding
+                && !writer.flushPending
+                && parser.isStart()
+                && !buffers.hasInput()
+                && !buffers.hasPendingOutput();
+        if (!idle || !activity.closeIfUnchanged(state)) {
+            return; // busy, or processing started meanwhile: the exchange or the processing closes later
+        }
+        closed = true;
+        endPoint().close();
+        buffers.releaseAll();
+    }
+
+    @Override
+    public boolean isIdle() {
+        return exchange == null && parser.isIdle();
+    }
+
+    @Override
+    public String toString() {
+        return "Http1Connection@" + Integer.toHexString(hashCode()) + "{" + parser.state() + ", exchange=" + exchange
+                + (discarding ? ", discarding" : "") + (shutdown ? ", shutting down" : "") + ", " + endPoint() + "}";
+    }
+}
