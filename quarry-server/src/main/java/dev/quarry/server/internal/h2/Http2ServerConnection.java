@@ -7,12 +7,7 @@ import dev.quarry.core.buffer.RetainableByteBuffer;
 import dev.quarry.core.strategy.AdaptiveExecutionStrategy;
 import dev.quarry.core.strategy.ExecutionStrategy;
 import dev.quarry.core.strategy.StrategyStatistics;
-import dev.quarry.core.timer.Timeout;
-import dev.quarry.http.BadMessageException;
 import dev.quarry.http.HttpFields;
-import dev.quarry.http.HttpHeader;
-import dev.quarry.http.HttpStatus;
-import dev.quarry.http.HttpVersion;
 import dev.quarry.http.h2.ErrorCode;
 import dev.quarry.http.h2.FrameGenerator;
 import dev.quarry.http.h2.FrameListener;
@@ -21,27 +16,18 @@ import dev.quarry.http.h2.HeaderBlock;
 import dev.quarry.http.h2.Http2Exception;
 import dev.quarry.http.h2.Http2Messages;
 import dev.quarry.http.h2.Http2Settings;
-import dev.quarry.http.h2.RequestHead;
 import dev.quarry.http.hpack.HpackDecoder;
 import dev.quarry.http.hpack.HpackEncoder;
 import dev.quarry.http.hpack.HpackLimits;
 import dev.quarry.io.AbstractConnection;
 import dev.quarry.io.EndPoint;
 import dev.quarry.server.Http2Config;
-import dev.quarry.server.internal.Exchange;
 import dev.quarry.server.internal.ServerContext;
 import java.io.EOFException;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -58,47 +44,36 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Responses completed while the producer is still producing are batched: their frames go out in one write when
  * the input runs dry.
  *
+ * <p>Its parts, one job each, all sharing the connection's lock: {@link Http2StreamTable} (open streams, stream ids,
+ * recent resets), {@link Http2StreamOpener} (new requests), {@link Http2ControlFrames} (SETTINGS, PING and the
+ * control-frame limits), {@link Http2ConnectionWindow} (connection flow control), {@link Http2StreamIdleChecker},
+ * {@link Http2Closer} (GOAWAY and close sequencing), {@link Http2InputBuffer} and {@link Http2Flusher}. This class
+ * produces, dispatches the stream frames, and serves its streams ({@link Http2Stream} calls back into it).
+ *
  * <p>Threading: parsing and frame callbacks on the producing thread (one at a time); streams, windows and the flusher
  * queues are guarded by one lock, held briefly.
  */
 public final class Http2ServerConnection extends AbstractConnection
         implements FrameListener, ExecutionStrategy.Producer {
     private static final System.Logger LOG = System.getLogger(Http2ServerConnection.class.getName());
-    private static final int RECENTLY_RESET = 64;
-    private static final int MAX_CONTROL_BACKLOG = 1024;
-
     private final ServerContext context;
     private final Http2Config config;
     private final ReentrantLock lock = new ReentrantLock();
     private final FrameParser parser;
-    private final HpackEncoder encoder;
     private final FrameGenerator generator;
     private final Http2Flusher flusher;
+    private final Http2ConnectionWindow connectionWindow;
+    private final Http2StreamTable streams;
+    private final Http2Closer closer;
+    private final Http2ControlFrames control;
+    private final Http2StreamIdleChecker idleChecker;
+    private final Http2StreamOpener opener;
+    private final Http2InputBuffer input;
     private final AdaptiveExecutionStrategy strategy;
     private final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
-    private final Map<Integer, Http2Stream> streams = new HashMap<>();
-    private final int[] recentlyReset = new int[RECENTLY_RESET];
     private final RateControl resets;
-    private final RateControl controlFrames;
     private final InvocationType streamTaskType;
-    private RetainableByteBuffer input;
-    private int recentlyResetIndex;
-    // Written by the producer under the lock (goAway reads it from any thread).
-    private int lastStreamId;
-    private int connectionSendWindow = Http2Settings.DEFAULT_INITIAL_WINDOW_SIZE;
-    private int connectionRecvWindow;
-    private int connectionUnacked;
-    private int peerInitialWindow = Http2Settings.DEFAULT_INITIAL_WINDOW_SIZE;
-    private boolean settingsReceived;
-    private boolean drained;
-    private volatile boolean goAwaySent;
-    // Set once our GOAWAY is in the flusher's queue: a close queued from then on cannot overtake it.
-    private volatile boolean goAwayQueued;
-    private volatile boolean closing;
-    private volatile boolean closed;
     private volatile Thread deferringThread;
-    private Timeout settingsAckTimeout;
-    private Timeout streamIdleCheck;
     private dev.quarry.server.internal.Http2Upgrade.UpgradedRequest upgraded;
 
     /**
@@ -122,19 +97,28 @@ public final class Http2ServerConnection extends AbstractConnection
         if (!prefaceConsumed) {
             parser.expectPreface();
         }
-        this.encoder = new HpackEncoder();
+        HpackEncoder encoder = new HpackEncoder();
         this.generator = new FrameGenerator(encoder);
+        this.connectionWindow = new Http2ConnectionWindow(lock, config.connectionWindow());
         this.flusher = new Http2Flusher(
                 lock,
                 endPoint,
                 context.buffers(),
                 generator,
-                new WindowAccess(),
+                connectionWindow,
                 context.config().outputBufferSize());
+        this.streams = new Http2StreamTable(lock, flusher);
+        this.closer = new Http2Closer(lock, streams, flusher, generator, endPoint);
+        this.control =
+                new Http2ControlFrames(config, lock, context.timer(), encoder, generator, flusher, streams, closer);
+        this.idleChecker = new Http2StreamIdleChecker(config.streamIdleTimeout(), context.timer(), lock, streams, this);
+        this.opener = new Http2StreamOpener(context, lock, endPoint, streams, closer, control, idleChecker, this);
+        this.input = new Http2InputBuffer(
+                context.buffers(),
+                endPoint,
+                Math.max(context.config().inputBufferSize(), config.maxFrameSize() + 9 + 1024));
         this.strategy = new AdaptiveExecutionStrategy(this, context.threads());
         this.resets = new RateControl(config.maxResetsPerSecond());
-        this.controlFrames = new RateControl(config.maxControlFramesPerSecond());
-        this.connectionRecvWindow = config.connectionWindow();
         this.streamTaskType = context.readInvocationType();
     }
 
@@ -150,13 +134,7 @@ public final class Http2ServerConnection extends AbstractConnection
      * @param buffered bytes in drain mode; copied
      */
     void prime(ByteBuffer buffered) {
-        if (buffered.hasRemaining()) {
-            ensureInput(buffered.remaining());
-            ByteBuffer in = input.byteBuffer();
-            in.compact();
-            in.put(buffered);
-            in.flip();
-        }
+        input.prime(buffered);
     }
 
     /** Makes the request of an {@code Upgrade: h2c} stream 1; before {@link #onOpen()}. */
@@ -167,79 +145,16 @@ public final class Http2ServerConnection extends AbstractConnection
     @Override
     public void onOpen() {
         context.statistics().onHttp2Connection();
-        sendPreface();
+        control.sendPreface();
         dev.quarry.server.internal.Http2Upgrade.UpgradedRequest request = upgraded;
         if (request != null) {
             upgraded = null;
-            openUpgradedStream(request);
+            Http2Stream stream = opener.openUpgraded(request);
+            if (stream != null) {
+                tasks.add(streamTask(stream));
+            }
         }
         strategy.produce();
-    }
-
-    private void openUpgradedStream(dev.quarry.server.internal.Http2Upgrade.UpgradedRequest request) {
-        applySettings(Http2UpgradeSettings.decode(request.settings()));
-        settingsReceived = true;
-        lastStreamId = 1;
-        Http2Stream stream = new Http2Stream(1, this, peerInitialWindow);
-        stream.initReceiveWindow(config.initialStreamWindow());
-        long length = request.body().length;
-        try {
-            Exchange exchange = new Exchange(
-                    context,
-                    stream,
-                    endPoint(),
-                    request.method(),
-                    request.target(),
-                    HttpVersion.HTTP_2,
-                    request.fields(),
-                    "http",
-                    request.fields().get(HttpHeader.HOST).orElse(""),
-                    length);
-            stream.exchange(exchange, length);
-        } catch (BadMessageException x) {
-            registerStream(stream);
-            stream.onTrailers(null);
-            sendError(stream, x.status(), x.reason());
-            return;
-        }
-        lock.lock();
-        try {
-            if (length > 0) {
-                stream.onData(ByteBuffer.wrap(request.body()), null, 0, true);
-            } else {
-                stream.onTrailers(null);
-            }
-        } finally {
-            lock.unlock();
-        }
-        registerStream(stream);
-        context.statistics().onHttp2Request();
-        tasks.add(streamTask(stream));
-    }
-
-    private void sendPreface() {
-        Http2Settings settings = new Http2Settings()
-                .set(Http2Settings.MAX_CONCURRENT_STREAMS, config.maxConcurrentStreams())
-                .set(Http2Settings.INITIAL_WINDOW_SIZE, config.initialStreamWindow())
-                .set(Http2Settings.MAX_FRAME_SIZE, config.maxFrameSize())
-                .set(Http2Settings.MAX_HEADER_LIST_SIZE, config.maxHeaderListSize())
-                .set(Http2Settings.ENABLE_PUSH, 0);
-        flusher.offer(new Http2Flusher.ControlEntry(out -> generator.settings(out, settings), Callback.NOOP));
-        int increase = config.connectionWindow() - Http2Settings.DEFAULT_INITIAL_WINDOW_SIZE;
-        if (increase > 0) {
-            flusher.offer(
-                    new Http2Flusher.ControlEntry(out -> generator.windowUpdate(out, 0, increase), Callback.NOOP));
-        }
-        flusher.iterate();
-        settingsAckTimeout = context.timer()
-                .schedule(
-                        Invocable.task(InvocationType.NON_BLOCKING, this::onSettingsAckTimeout),
-                        config.settingsAckTimeout().toNanos(),
-                        TimeUnit.NANOSECONDS);
-    }
-
-    private void onSettingsAckTimeout() {
-        goAway(ErrorCode.SETTINGS_TIMEOUT, "no SETTINGS acknowledgement within " + config.settingsAckTimeout());
     }
 
     // --- production ------------------------------------------------------------------------------------------------
@@ -258,11 +173,11 @@ public final class Http2ServerConnection extends AbstractConnection
     public Runnable produce() {
         try {
             while (true) {
-                if (closed) {
+                if (closer.isClosed()) {
                     // Only the producer touches the input buffer: it releases it here, whoever closed the connection
                     // (onClose asks for production so that this runs). Streams were failed; their tasks are moot.
                     tasks.clear();
-                    releaseInput();
+                    input.release();
                     return null;
                 }
                 Runnable task = tasks.poll();
@@ -271,10 +186,11 @@ public final class Http2ServerConnection extends AbstractConnection
                     deferringThread = Thread.currentThread();
                     return task;
                 }
-                if (input != null && parseFrame()) {
+                RetainableByteBuffer in = input.buffer();
+                if (in != null && parseFrame(in)) {
                     continue;
                 }
-                if (parser.isClosed() || closing && streamsEmpty()) {
+                if (parser.isClosed() || closer.isClosing() && streams.isEmpty()) {
                     flusher.iterate();
                     return null;
                 }
@@ -286,14 +202,14 @@ public final class Http2ServerConnection extends AbstractConnection
             }
         } catch (Throwable x) {
             LOG.log(Level.WARNING, "HTTP/2 processing failed on " + this, x);
-            goAway(ErrorCode.INTERNAL_ERROR, "internal error");
+            closer.goAway(ErrorCode.INTERNAL_ERROR, "internal error");
             return null;
         }
     }
 
-    private boolean parseFrame() {
+    private boolean parseFrame(RetainableByteBuffer in) {
         try {
-            return parser.parseFrame(input.byteBuffer());
+            return parser.parseFrame(in.byteBuffer());
         } catch (Http2Exception x) {
             if (x.isConnectionError()) {
                 onConnectionError(x);
@@ -306,60 +222,18 @@ public final class Http2ServerConnection extends AbstractConnection
 
     /** Reads more bytes; false when none are available now (fill interest registered) or the input ended. */
     private boolean fill() throws IOException {
-        if (drained) {
-            // The last read did not fill the buffer: the socket had nothing more, so reading now would return 0.
-            drained = false;
-            if (input != null && !input.byteBuffer().hasRemaining() && !input.isRetained()) {
-                input.release();
-                input = null;
-            }
-            fillInterested();
-            return false;
-        }
-        ensureInput(0);
-        ByteBuffer in = input.byteBuffer();
-        in.compact();
-        int space = in.remaining();
-        int read;
-        try {
-            read = endPoint().fill(in);
-        } finally {
-            in.flip();
-        }
-        if (read > 0) {
-            drained = read < space;
+        int filled = input.fill();
+        if (filled > 0) {
             return true;
         }
-        if (read == 0) {
-            if (!in.hasRemaining() && !input.isRetained()) {
-                input.release();
-                input = null;
-            }
+        if (filled == 0) {
             fillInterested();
             return false;
         }
         // The client closed its side: streams in progress cannot complete.
-        failStreams(new EOFException("the client closed the HTTP/2 connection"));
-        closeNow();
+        streams.failAll(new EOFException("the client closed the HTTP/2 connection"));
+        closer.closeNow();
         return false;
-    }
-
-    private void ensureInput(int minimum) {
-        int size = Math.max(Math.max(minimum, context.config().inputBufferSize()), config.maxFrameSize() + 9 + 1024);
-        if (input == null) {
-            input = context.buffers().acquire(size, true);
-            input.byteBuffer().flip();
-            return;
-        }
-        if (input.isRetained()) {
-            // Request content still references this buffer: move the unparsed bytes to a fresh one.
-            RetainableByteBuffer fresh =
-                    context.buffers().acquire(Math.max(size, input.byteBuffer().remaining()), true);
-            fresh.byteBuffer().put(input.byteBuffer());
-            fresh.byteBuffer().flip();
-            input.release();
-            input = fresh;
-        }
     }
 
     private Runnable streamTask(Http2Stream stream) {
@@ -373,112 +247,15 @@ public final class Http2ServerConnection extends AbstractConnection
         if ((streamId & 1) == 0) {
             throw Http2Exception.connection(ErrorCode.PROTOCOL_ERROR, "client stream ids are odd, not " + streamId);
         }
-        Http2Stream existing;
-        lock.lock();
-        try {
-            existing = streams.get(streamId);
-        } finally {
-            lock.unlock();
-        }
+        Http2Stream existing = streams.find(streamId);
         if (existing != null) {
             onTrailers(existing, block, endStream);
             return;
         }
-        if (streamId <= lastStreamId) {
-            throw Http2Exception.connection(
-                    ErrorCode.STREAM_CLOSED, "HEADERS on closed stream " + streamId + " (last " + lastStreamId + ")");
+        Http2Stream stream = opener.open(streamId, block, endStream);
+        if (stream != null) {
+            tasks.add(streamTask(stream));
         }
-        Http2Stream stream = new Http2Stream(streamId, this, peerInitialWindow);
-        stream.initReceiveWindow(config.initialStreamWindow());
-        boolean ignore;
-        boolean refuse;
-        lock.lock();
-        try {
-            // One critical section with goAway(), which may run on another thread (stop, timer): either the GOAWAY
-            // comes first and this stream is ignored (RFC 9113 6.8), or its last-stream-id covers this stream, which
-            // is then already registered, so that the GOAWAY's completion does not close under it.
-            lastStreamId = streamId;
-            ignore = goAwaySent;
-            refuse = !ignore && streams.size() >= config.maxConcurrentStreams();
-            if (!ignore && !refuse) {
-                streams.put(streamId, stream);
-            }
-        } finally {
-            lock.unlock();
-        }
-        if (ignore) {
-            return;
-        }
-        if (refuse) {
-            sendReset(streamId, ErrorCode.REFUSED_STREAM);
-            return;
-        }
-        scheduleStreamIdleCheck();
-        if (block.tooLarge()) {
-            answerWithError(
-                    stream,
-                    endStream,
-                    HttpStatus.REQUEST_HEADER_FIELDS_TOO_LARGE_431,
-                    "request header fields too large");
-            return;
-        }
-        // A stream error from here on (a malformed request) resets the registered stream and removes it.
-        RequestHead head = Http2Messages.request(streamId, block);
-        Exchange exchange;
-        try {
-            exchange = new Exchange(
-                    context,
-                    stream,
-                    endPoint(),
-                    head.method(),
-                    head.path() != null ? head.path() : head.authority(),
-                    HttpVersion.HTTP_2,
-                    head.fields(),
-                    head.scheme() != null ? head.scheme() : "http",
-                    head.authority(),
-                    head.contentLength());
-        } catch (BadMessageException x) {
-            answerWithError(stream, endStream, x.status(), x.reason());
-            return;
-        }
-        if (endStream && head.contentLength() > 0) {
-            throw Http2Exception.stream(
-                    streamId, ErrorCode.PROTOCOL_ERROR, "content-length " + head.contentLength() + " but no DATA");
-        }
-        lock.lock();
-        try {
-            stream.exchange(exchange, head.contentLength());
-            if (endStream) {
-                stream.onTrailers(null);
-            }
-        } finally {
-            lock.unlock();
-        }
-        context.statistics().onHttp2Request();
-        tasks.add(streamTask(stream));
-    }
-
-    /** The session answers a registered stream's request itself (431, a bad target), without a handler. */
-    private void answerWithError(Http2Stream stream, boolean endStream, int status, String reason) {
-        if (endStream) {
-            lock.lock();
-            try {
-                stream.onTrailers(null);
-            } finally {
-                lock.unlock();
-            }
-        }
-        sendError(stream, status, reason);
-    }
-
-    private void registerStream(Http2Stream stream) {
-        lock.lock();
-        try {
-            streams.put(stream.id(), stream);
-        } finally {
-            lock.unlock();
-        }
-        scheduleStreamIdleCheck();
     }
 
     private void onTrailers(Http2Stream stream, HeaderBlock block, boolean endStream) {
@@ -500,7 +277,7 @@ public final class Http2ServerConnection extends AbstractConnection
         } finally {
             lock.unlock();
         }
-        afterStreamRemoved();
+        closer.afterStreamRemoved();
         if (wake) {
             stream.exchange().onContentAvailable();
         }
@@ -508,22 +285,14 @@ public final class Http2ServerConnection extends AbstractConnection
 
     @Override
     public void onData(int streamId, ByteBuffer data, boolean endStream, int flowControlledLength) {
-        connectionRecvWindow -= flowControlledLength;
-        if (connectionRecvWindow < 0) {
-            throw Http2Exception.connection(ErrorCode.FLOW_CONTROL_ERROR, "DATA beyond the connection window");
+        int credit = connectionWindow.onData(flowControlledLength);
+        if (credit > 0) {
+            flusher.offer(new Http2Flusher.ControlEntry(out -> generator.windowUpdate(out, 0, credit), Callback.NOOP));
         }
-        // Connection-level credit returns as data arrives: each stream's own window bounds what it buffers.
-        returnConnectionCredit(flowControlledLength);
-        if (!data.hasRemaining() && !endStream && !controlFrames.onEvent()) {
-            throw Http2Exception.connection(ErrorCode.ENHANCE_YOUR_CALM, "too many empty DATA frames");
+        if (!data.hasRemaining() && !endStream) {
+            control.onEmptyData();
         }
-        Http2Stream stream;
-        lock.lock();
-        try {
-            stream = streams.get(streamId);
-        } finally {
-            lock.unlock();
-        }
+        Http2Stream stream = streams.find(streamId);
         if (stream == null) {
             onFrameForMissingStream(streamId, "DATA");
             return;
@@ -546,7 +315,7 @@ public final class Http2ServerConnection extends AbstractConnection
                 }
                 wake = false;
             } else {
-                wake = stream.onData(data, input, flowControlledLength, endStream);
+                wake = stream.onData(data, input.buffer(), flowControlledLength, endStream);
             }
         } finally {
             lock.unlock();
@@ -555,7 +324,7 @@ public final class Http2ServerConnection extends AbstractConnection
             if (flowControlledLength > 0) {
                 onContentConsumed(stream, flowControlledLength);
             }
-            afterStreamRemoved();
+            closer.afterStreamRemoved();
             return;
         }
         if (!data.hasRemaining() && flowControlledLength > 0) {
@@ -566,23 +335,12 @@ public final class Http2ServerConnection extends AbstractConnection
         }
     }
 
-    private void returnConnectionCredit(int bytes) {
-        connectionUnacked += bytes;
-        if (connectionUnacked >= config.connectionWindow() / 2) {
-            int increment = connectionUnacked;
-            connectionUnacked = 0;
-            connectionRecvWindow += increment;
-            flusher.offer(
-                    new Http2Flusher.ControlEntry(out -> generator.windowUpdate(out, 0, increment), Callback.NOOP));
-        }
-    }
-
     /** A frame for a stream not in the map: idle (never opened) is a connection error; closed, a stream error. */
     private void onFrameForMissingStream(int streamId, String frame) {
-        if (streamId > lastStreamId) {
+        if (streamId > streams.lastStreamId()) {
             throw Http2Exception.connection(ErrorCode.PROTOCOL_ERROR, frame + " on idle stream " + streamId);
         }
-        if (wasRecentlyReset(streamId)) {
+        if (streams.wasRecentlyReset(streamId)) {
             return; // RFC 9113 5.4.2: frames in flight after our RST_STREAM are ignored
         }
         throw Http2Exception.stream(streamId, ErrorCode.STREAM_CLOSED, frame + " on closed stream " + streamId);
@@ -590,7 +348,7 @@ public final class Http2ServerConnection extends AbstractConnection
 
     @Override
     public void onRstStream(int streamId, ErrorCode error) {
-        if (streamId > lastStreamId) {
+        if (streamId > streams.lastStreamId()) {
             throw Http2Exception.connection(ErrorCode.PROTOCOL_ERROR, "RST_STREAM on idle stream " + streamId);
         }
         Http2Stream stream;
@@ -603,7 +361,7 @@ public final class Http2ServerConnection extends AbstractConnection
         } finally {
             lock.unlock();
         }
-        rememberPeerReset(streamId);
+        streams.rememberPeerReset(streamId);
         if (stream == null) {
             return;
         }
@@ -612,125 +370,44 @@ public final class Http2ServerConnection extends AbstractConnection
                     ErrorCode.ENHANCE_YOUR_CALM,
                     "more than " + resets.limit() + " streams reset per second (rapid reset)");
         }
-        failStream(stream, new EOFException("stream " + streamId + " reset by the client: " + error));
-        afterStreamRemoved();
+        streams.fail(stream, new EOFException("stream " + streamId + " reset by the client: " + error));
+        closer.afterStreamRemoved();
     }
 
     @Override
     public void onSettings(Http2Settings settings) {
-        if (settingsReceived && !controlFrames.onEvent()) {
-            throw Http2Exception.connection(ErrorCode.ENHANCE_YOUR_CALM, "too many SETTINGS frames");
-        }
-        settingsReceived = true;
-        checkControlBacklog();
-        // Queue the ACK before applying: a window opened by the new settings may release DATA at once, and the peer
-        // expects the ACK first.
-        flusher.offer(new Http2Flusher.ControlEntry(generator::settingsAck, Callback.NOOP));
-        applySettings(settings);
-        flusher.iterate();
-    }
-
-    private void onSettingsFromUpgrade(Http2Settings settings) {
-        settingsReceived = true;
-        applySettings(settings);
-    }
-
-    private void applySettings(Http2Settings settings) {
-        settings.get(Http2Settings.HEADER_TABLE_SIZE).ifPresent(size -> {
-            lock.lock();
-            try {
-                encoder.setMaxTableSize((int) Math.min(size, Integer.MAX_VALUE));
-            } finally {
-                lock.unlock();
-            }
-        });
-        settings.get(Http2Settings.MAX_FRAME_SIZE).ifPresent(size -> flusher.setMaxFrameSize((int) size));
-        settings.get(Http2Settings.INITIAL_WINDOW_SIZE).ifPresent(size -> {
-            int delta = (int) size - peerInitialWindow;
-            lock.lock();
-            try {
-                peerInitialWindow = (int) size;
-                for (Http2Stream stream : streams.values()) {
-                    if (!stream.updateSendWindow(delta)) {
-                        throw Http2Exception.connection(
-                                ErrorCode.FLOW_CONTROL_ERROR, "SETTINGS_INITIAL_WINDOW_SIZE overflows a stream window");
-                    }
-                }
-            } finally {
-                lock.unlock();
-            }
-            flusher.iterate();
-        });
+        control.onSettings(settings);
     }
 
     @Override
     public void onSettingsAck() {
-        Timeout timeout = settingsAckTimeout;
-        if (timeout != null) {
-            timeout.cancel();
-        }
+        control.onSettingsAck();
     }
 
     @Override
     public void onPing(long payload, boolean ack) {
-        if (ack) {
-            return;
-        }
-        if (!controlFrames.onEvent()) {
-            throw Http2Exception.connection(ErrorCode.ENHANCE_YOUR_CALM, "too many PING frames");
-        }
-        checkControlBacklog();
-        flusher.offer(new Http2Flusher.ControlEntry(out -> generator.ping(out, payload, true), Callback.NOOP));
-        flusher.iterate();
-    }
-
-    /**
-     * A peer that keeps sending frames we must answer (PING, SETTINGS) while never reading our answers would make
-     * them pile up without bound, under any rate limit: past a backlog, it is treated as an attack.
-     */
-    private void checkControlBacklog() {
-        if (flusher.controlBacklog() >= MAX_CONTROL_BACKLOG) {
-            throw Http2Exception.connection(
-                    ErrorCode.ENHANCE_YOUR_CALM,
-                    MAX_CONTROL_BACKLOG + " control frames waiting to be written: the client does not read");
-        }
+        control.onPing(payload, ack);
     }
 
     @Override
     public void onPriority(int streamId, int dependency, boolean exclusive, int weight) {
-        if (!controlFrames.onEvent()) {
-            throw Http2Exception.connection(ErrorCode.ENHANCE_YOUR_CALM, "too many PRIORITY frames");
-        }
+        control.onPriority();
     }
 
     @Override
     public void onUnknownFrame(int type, int streamId, int length) {
-        if (!controlFrames.onEvent()) {
-            throw Http2Exception.connection(ErrorCode.ENHANCE_YOUR_CALM, "too many unknown frames");
-        }
+        control.onUnknownFrame();
     }
 
     @Override
     public void onGoAway(int lastStreamId, ErrorCode error, ByteBuffer debugData) {
-        closing = true;
-        if (streamsEmpty()) {
-            goAway(ErrorCode.NO_ERROR, "");
-        }
+        closer.onPeerGoAway();
     }
 
     @Override
     public void onWindowUpdate(int streamId, int increment) {
         if (streamId == 0) {
-            lock.lock();
-            try {
-                long next = (long) connectionSendWindow + increment;
-                if (next > Integer.MAX_VALUE) {
-                    throw Http2Exception.connection(ErrorCode.FLOW_CONTROL_ERROR, "connection window above 2^31-1");
-                }
-                connectionSendWindow = (int) next;
-            } finally {
-                lock.unlock();
-            }
+            connectionWindow.onWindowUpdate(increment);
             flusher.iterate();
             return;
         }
@@ -744,7 +421,7 @@ public final class Http2ServerConnection extends AbstractConnection
         } finally {
             lock.unlock();
         }
-        if (stream == null && streamId > lastStreamId) {
+        if (stream == null && streamId > streams.lastStreamId()) {
             throw Http2Exception.connection(ErrorCode.PROTOCOL_ERROR, "WINDOW_UPDATE on idle stream " + streamId);
         }
         flusher.iterate();
@@ -753,7 +430,7 @@ public final class Http2ServerConnection extends AbstractConnection
     @Override
     public void onConnectionError(Http2Exception error) {
         LOG.log(Level.DEBUG, () -> "connection error on " + this + ": " + error);
-        goAway(error.error(), error.getMessage());
+        closer.goAway(error.error(), error.getMessage());
     }
 
     @Override
@@ -772,8 +449,8 @@ public final class Http2ServerConnection extends AbstractConnection
         // The RST_STREAM first: failing the stream's exchange below must not be what the client sees.
         sendReset(error.streamId(), error.error());
         if (stream != null) {
-            failStream(stream, new IOException(error.getMessage()));
-            afterStreamRemoved();
+            streams.fail(stream, new IOException(error.getMessage()));
+            closer.afterStreamRemoved();
         }
     }
 
@@ -830,7 +507,7 @@ public final class Http2ServerConnection extends AbstractConnection
         } finally {
             lock.unlock();
         }
-        afterStreamRemoved();
+        closer.afterStreamRemoved();
     }
 
     /** Resets a stream from our side: its handler's pending reads and writes fail. */
@@ -847,162 +524,34 @@ public final class Http2ServerConnection extends AbstractConnection
             return; // reset already, by the client or by us
         }
         sendReset(stream.id(), error);
-        failStream(stream, cause);
-        afterStreamRemoved();
+        streams.fail(stream, cause);
+        closer.afterStreamRemoved();
     }
 
-    private void failStream(Http2Stream stream, Throwable cause) {
-        boolean wake;
-        lock.lock();
-        try {
-            wake = stream.onFailure(cause);
-            stream.releaseContent();
-        } finally {
-            lock.unlock();
-        }
-        flusher.removeStream(stream, cause);
-        if (wake && stream.exchange() != null) {
-            stream.exchange().onContentAvailable();
-        }
+    /** @return whether the connection is closed; any thread */
+    boolean isClosed() {
+        return closer.isClosed();
     }
 
-    private void sendReset(int streamId, ErrorCode error) {
-        rememberReset(streamId);
+    /** Resets a stream that is not (or no longer) registered: RST_STREAM, remembered for frames in flight. */
+    void sendReset(int streamId, ErrorCode error) {
+        streams.rememberReset(streamId);
         flusher.offer(Http2Flusher.reset(streamId, error, generator));
         if (Thread.currentThread() != deferringThread) {
             flusher.iterate();
         }
     }
 
-    private void rememberReset(int streamId) {
-        recentlyReset[recentlyResetIndex++ % RECENTLY_RESET] = streamId;
-    }
-
-    /** Streams the client reset: a later frame on them is a STREAM_CLOSED error (RFC 9113 5.1), not ignored. */
-    private void rememberPeerReset(int streamId) {
-        for (int i = 0; i < RECENTLY_RESET; i++) {
-            if (recentlyReset[i] == streamId) {
-                recentlyReset[i] = 0;
-            }
-        }
-    }
-
-    private boolean wasRecentlyReset(int streamId) {
-        for (int id : recentlyReset) {
-            if (id == streamId) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /**
-     * Closes once the last stream is gone, if the connection is ending: after our GOAWAY, but never before it is
-     * queued (the close would overtake it and the client would see the connection end without it; the GOAWAY's own
-     * completion closes in that case); or after the client's GOAWAY, when we send none.
-     */
-    private void afterStreamRemoved() {
-        if ((goAwayQueued || closing && !goAwaySent) && streamsEmpty()) {
-            closeAfterFlush();
-        }
-    }
-
-    private boolean streamsEmpty() {
-        lock.lock();
-        try {
-            return streams.isEmpty();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private void sendError(Http2Stream stream, int status, String reason) {
-        HttpFields fields = new HttpFields(4);
-        context.serverField().ifPresent(fields::add);
-        if (context.config().sendDateHeader()) {
-            fields.add(context.dateField().field());
-        }
-        fields.put(HttpHeader.CONTENT_TYPE, "text/plain; charset=utf-8");
-        byte[] body =
-                (status + " " + HttpStatus.reason(status) + ": " + reason + "\n").getBytes(StandardCharsets.UTF_8);
-        fields.put(HttpHeader.CONTENT_LENGTH, Integer.toString(body.length));
-        context.statistics().onResponse(status);
-        send(new Http2Flusher.ResponseEntry(
-                stream,
-                status,
-                fields,
-                ByteBuffer.wrap(body),
-                true,
-                null,
-                Callback.from(InvocationType.NON_BLOCKING, () -> onStreamCompleted(stream), x -> {})));
-    }
-
     // --- connection life cycle ------------------------------------------------------------------------------------
-
-    /** Sends GOAWAY and closes once it is written (and, for NO_ERROR, once streams in progress completed). */
-    private void goAway(ErrorCode error, String reason) {
-        int last;
-        lock.lock();
-        try {
-            // With onHeaders: the last stream id read here is the last stream that was (or will be) served.
-            if (goAwaySent) {
-                return;
-            }
-            goAwaySent = true;
-            last = lastStreamId;
-        } finally {
-            lock.unlock();
-        }
-        flusher.offer(new Http2Flusher.ControlEntry(
-                out -> generator.goAway(out, last, error, reason),
-                Callback.from(
-                        InvocationType.NON_BLOCKING,
-                        () -> {
-                            if (error != ErrorCode.NO_ERROR || streamsEmpty()) {
-                                closeNow();
-                            }
-                        },
-                        x -> closeNow())));
-        goAwayQueued = true;
-        if (error != ErrorCode.NO_ERROR) {
-            failStreams(new IOException("HTTP/2 connection error " + error + ": " + reason));
-        }
-        flusher.iterate();
-    }
-
-    private void closeAfterFlush() {
-        flusher.offer(new Http2Flusher.ControlEntry(
-                out -> {}, Callback.from(InvocationType.NON_BLOCKING, this::closeNow, x -> closeNow())));
-        flusher.iterate();
-    }
-
-    private void closeNow() {
-        closed = true;
-        endPoint().shutdownOutput();
-        endPoint().close();
-    }
-
-    private void failStreams(Throwable cause) {
-        List<Http2Stream> all;
-        lock.lock();
-        try {
-            all = new ArrayList<>(streams.values());
-            streams.clear();
-        } finally {
-            lock.unlock();
-        }
-        for (Http2Stream stream : all) {
-            failStream(stream, cause);
-        }
-    }
 
     @Override
     public void onClose(Throwable cause) {
-        closed = true;
+        closer.onClosed();
         Throwable failure = cause != null ? cause : new EOFException("HTTP/2 connection closed");
-        failStreams(failure);
+        streams.failAll(failure);
         flusher.terminate(failure);
-        cancelTimers();
+        control.cancelTimers();
+        idleChecker.cancel();
         // The flusher's buffer is only touched under the lock or by a write that fails once the endpoint is closed:
         // it can go back now. The input belongs to the producer, which releases it when it sees `closed`: produce now,
         // here or, if a thread is producing (possibly this one, closing on end of input), by that thread once more.
@@ -1010,92 +559,22 @@ public final class Http2ServerConnection extends AbstractConnection
         strategy.produce();
     }
 
-    /** On the producer only. */
-    private void releaseInput() {
-        RetainableByteBuffer current = input;
-        if (current != null) {
-            input = null;
-            current.release();
-        }
-    }
-
-    private void cancelTimers() {
-        Timeout ack = settingsAckTimeout;
-        if (ack != null) {
-            ack.cancel();
-        }
-        Timeout idle = streamIdleCheck;
-        if (idle != null) {
-            idle.cancel();
-        }
-    }
-
     @Override
     public boolean onIdleExpired() {
-        if (streamsEmpty()) {
-            goAway(ErrorCode.NO_ERROR, "idle timeout");
+        if (streams.isEmpty()) {
+            closer.goAway(ErrorCode.NO_ERROR, "idle timeout");
         }
         return false; // streams in progress have their own idle timeout; GOAWAY closes the connection when written
     }
 
     @Override
     public void shutdown() {
-        // The GOAWAY is queued first: whatever closes the connection from now on closes after it.
-        goAway(ErrorCode.NO_ERROR, "server shutting down");
-        closing = true;
-        if (streamsEmpty()) {
-            closeAfterFlush();
-        }
+        closer.shutdown();
     }
 
     @Override
     public boolean isIdle() {
-        return streamsEmpty();
-    }
-
-    /** Resets streams that made no progress for the stream idle timeout (a client that never opens its window). */
-    private void scheduleStreamIdleCheck() {
-        if (streamIdleCheck != null && !streamIdleCheck.isExpired() && !streamIdleCheck.isCancelled()) {
-            return;
-        }
-        long period = Math.max(10, config.streamIdleTimeout().toMillis() / 2);
-        streamIdleCheck = context.timer()
-                .schedule(
-                        Invocable.task(InvocationType.NON_BLOCKING, this::checkIdleStreams),
-                        period,
-                        TimeUnit.MILLISECONDS);
-    }
-
-    private void checkIdleStreams() {
-        if (closed) {
-            return;
-        }
-        long limit = config.streamIdleTimeout().toNanos();
-        long now = System.nanoTime();
-        List<Http2Stream> expired = new ArrayList<>();
-        boolean any;
-        lock.lock();
-        try {
-            for (Http2Stream stream : streams.values()) {
-                if (stream.isWaitingForPeer() && now - stream.lastProgressNanos() > limit) {
-                    expired.add(stream);
-                }
-            }
-            any = streams.size() > expired.size();
-        } finally {
-            lock.unlock();
-        }
-        for (Http2Stream stream : expired) {
-            resetStream(
-                    stream,
-                    stream.isCompleted() ? ErrorCode.NO_ERROR : ErrorCode.CANCEL,
-                    new TimeoutException(
-                            "stream " + stream.id() + " made no progress for " + config.streamIdleTimeout()));
-        }
-        streamIdleCheck = null;
-        if (any) {
-            scheduleStreamIdleCheck();
-        }
+        return streams.isEmpty();
     }
 
     /** @return the mode counts of this connection's strategy */
@@ -1105,27 +584,7 @@ public final class Http2ServerConnection extends AbstractConnection
 
     @Override
     public String toString() {
-        int count;
-        lock.lock();
-        try {
-            count = streams.size();
-        } finally {
-            lock.unlock();
-        }
-        return "Http2ServerConnection@" + Integer.toHexString(hashCode()) + "{streams=" + count + ", last="
-                + lastStreamId + (goAwaySent ? ", goaway" : "") + ", " + endPoint() + "}";
-    }
-
-    /** The connection send window, for the flusher, under the lock. */
-    private final class WindowAccess implements Http2Flusher.Windows {
-        @Override
-        public int connectionSendWindow() {
-            return connectionSendWindow;
-        }
-
-        @Override
-        public void consumeConnectionSendWindow(int bytes) {
-            connectionSendWindow -= bytes;
-        }
+        return "Http2ServerConnection@" + Integer.toHexString(hashCode()) + "{streams=" + streams.count() + ", last="
+                + streams.lastStreamId() + (closer.goAwaySent() ? ", goaway" : "") + ", " + endPoint() + "}";
     }
 }

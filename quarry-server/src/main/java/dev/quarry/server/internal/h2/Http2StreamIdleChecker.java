@@ -1,0 +1,99 @@
+package dev.quarry.server.internal.h2;
+
+import dev.quarry.core.Invocable;
+import dev.quarry.core.InvocationType;
+import dev.quarry.core.timer.HashedWheelTimer;
+import dev.quarry.core.timer.Timeout;
+import dev.quarry.http.h2.ErrorCode;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Resets the streams of one HTTP/2 connection that made no progress for the stream idle timeout (a client that never
+ * opens its window, or never ends a request whose response was sent). One timer task per connection, at half the
+ * timeout, scheduled while streams are open: a new stream costs a field check, not a timer task.
+ *
+ * <p>Threading: {@link #schedule} on the producer, the check on the timer, {@link #cancel} on the closing thread.
+ * The pending timeout is a plain field, written by the producer and the timer: a race at worst schedules one extra
+ * check, which finds nothing or the connection closed. The streams are scanned under the connection's lock; the
+ * resets happen outside it.
+ */
+final class Http2StreamIdleChecker {
+    private final Duration timeout;
+    private final HashedWheelTimer timer;
+    private final ReentrantLock lock;
+    private final Http2StreamTable streams;
+    private final Http2ServerConnection connection;
+    private Timeout streamIdleCheck;
+
+    Http2StreamIdleChecker(
+            Duration timeout,
+            HashedWheelTimer timer,
+            ReentrantLock lock,
+            Http2StreamTable streams,
+            Http2ServerConnection connection) {
+        this.timeout = timeout;
+        this.timer = timer;
+        this.lock = lock;
+        this.streams = streams;
+        this.connection = connection;
+    }
+
+    /** A stream opened: makes sure a check is pending. */
+    void schedule() {
+        if (streamIdleCheck != null && !streamIdleCheck.isExpired() && !streamIdleCheck.isCancelled()) {
+            return;
+        }
+        long period = Math.max(10, timeout.toMillis() / 2);
+        streamIdleCheck = timer.schedule(
+                Invocable.task(InvocationType.NON_BLOCKING, this::checkIdleStreams), period, TimeUnit.MILLISECONDS);
+    }
+
+    /** The connection closed. */
+    void cancel() {
+        Timeout idle = streamIdleCheck;
+        if (idle != null) {
+            idle.cancel();
+        }
+    }
+
+    private void checkIdleStreams() {
+        if (connection.isClosed()) {
+            return;
+        }
+        long limit = timeout.toNanos();
+        long now = System.nanoTime();
+        List<Http2Stream> expired = new ArrayList<>();
+        boolean any;
+        lock.lock();
+        try {
+            for (Http2Stream stream : streams.values()) {
+                if (stream.isWaitingForPeer() && now - stream.lastProgressNanos() > limit) {
+                    expired.add(stream);
+                }
+            }
+            any = streams.size() > expired.size();
+        } finally {
+            lock.unlock();
+        }
+        for (Http2Stream stream : expired) {
+            connection.resetStream(
+                    stream,
+                    stream.isCompleted() ? ErrorCode.NO_ERROR : ErrorCode.CANCEL,
+                    new TimeoutException("stream " + stream.id() + " made no progress for " + timeout));
+        }
+        streamIdleCheck = null;
+        if (any) {
+            schedule();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Http2StreamIdleChecker{timeout=" + timeout + ", pending=" + (streamIdleCheck != null) + "}";
+    }
+}
