@@ -98,6 +98,31 @@ public interface EndPoint {
     /** Shuts the output down (sends FIN) once pending writes are done; the endpoint closes when input is done too. */
     void shutdownOutput();
 
+    /**
+     * How long {@link #closeLingering} waits by default: long enough for a client on a slow link to read a response
+     * and close, short enough that a peer ignoring our FIN holds a descriptor only briefly.
+     */
+    long DEFAULT_LINGER_MILLIS = 2_000;
+
+    /**
+     * Ends the connection when the peer may still be sending: shuts the output down (FIN after what was written), then
+     * reads and discards what still arrives until the peer closes, {@code lingerMillis} pass or a bounded number of
+     * bytes was discarded, and only then closes. Why: closing a socket whose receive buffer holds unread bytes makes
+     * the kernel answer with RST, and a client that receives RST may throw away the response it has not read yet,
+     * which is the one that explains the close (a 400, a GOAWAY).
+     *
+     * <p>From this call on the connection is done reading: {@link #fill} returns -1, a fill interest it asks for is
+     * ignored (and one it had pending is dropped), and it is told {@link Connection#onClose} when the endpoint finally
+     * closes. The default closes at once, after shutting the output down.
+     *
+     * @param lingerMillis the most time to wait for the peer to close; {@link #DEFAULT_LINGER_MILLIS} unless the
+     *     protocol knows better
+     */
+    default void closeLingering(long lingerMillis) {
+        shutdownOutput();
+        close();
+    }
+
     /** @return whether the output was shut down */
     boolean isOutputShutdown();
 

@@ -59,6 +59,8 @@ public final class SocketEndPoint implements EndPoint {
     private static final int INPUT_SHUTDOWN = 1;
     private static final int OUTPUT_SHUTDOWN = 2;
     private static final int CLOSED = 4;
+    // closeLingering() began: the connection sees its input as ended; LingeringDrain reads what still arrives.
+    private static final int LINGERING = 8;
     // Bytes one run of a transfer sends before it lets the selector serve other endpoints.
     static final long TRANSFER_TURN = 4L * 1024 * 1024;
 
@@ -138,7 +140,7 @@ public final class SocketEndPoint implements EndPoint {
 
     @Override
     public boolean isInputShutdown() {
-        return (state & (INPUT_SHUTDOWN | CLOSED)) != 0;
+        return (state & (INPUT_SHUTDOWN | CLOSED | LINGERING)) != 0;
     }
 
     @Override
@@ -217,6 +219,13 @@ public final class SocketEndPoint implements EndPoint {
 
     @Override
     public void fillInterested(Callback callback) {
+        if ((state & LINGERING) != 0) {
+            return; // the connection is done reading; LingeringDrain owns the input (see closeLingering)
+        }
+        armFill(callback);
+    }
+
+    private void armFill(Callback callback) {
         if (!FILL_CALLBACK.compareAndSet(this, null, callback)) {
             throw new ReadPendingException();
         }
@@ -523,8 +532,53 @@ public final class SocketEndPoint implements EndPoint {
         close(new IOException("connection aborted"));
     }
 
+    @Override
+    public void closeLingering(long lingerMillis) {
+        while (true) {
+            int current = state;
+            if ((current & (CLOSED | LINGERING)) != 0) {
+                return;
+            }
+            if (STATE.compareAndSet(this, current, current | LINGERING)) {
+                break;
+            }
+        }
+        shutdownOutput();
+        if ((state & (INPUT_SHUTDOWN | CLOSED)) != 0) {
+            close(); // the peer already ended its side: nothing can arrive that would turn our FIN into RST
+            return;
+        }
+        idleTimeout.setTimeoutMillis(lingerMillis);
+        LingeringDrain drain = new LingeringDrain(this, lingerMillis);
+        // A fill interest the connection left pending is taken over: it would only have closed the endpoint.
+        FILL_CALLBACK.getAndSet(this, drain);
+        if (!isOpen()) {
+            failFill(new ClosedChannelException());
+            return;
+        }
+        addInterest(SelectionKey.OP_READ);
+    }
+
+    /** LingeringDrain's read: what the connection's {@link #fill} no longer returns. */
+    int drainRead(ByteBuffer scratch) throws IOException {
+        int read = channel.read(scratch);
+        if (read > 0) {
+            bytesIn += read; // counted, but not as activity: the linger is a deadline, not an idle timeout
+        }
+        return read;
+    }
+
+    /** LingeringDrain waits for more input. */
+    void drainInterested(Callback drain) {
+        armFill(drain);
+    }
+
     /** Called by the idle timeout when the endpoint was idle for too long. */
     void onIdleExpired() {
+        if ((state & LINGERING) != 0) {
+            close(new TimeoutException("the peer did not close within the linger time of " + idleTimeout() + " ms"));
+            return;
+        }
         Connection current = connection;
         boolean close;
         try {

@@ -512,8 +512,8 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
 
     void closeNow() {
         closed = true;
-        endPoint().shutdownOutput();
-        endPoint().close();
+        // Lingering: the client may still be sending, and unread bytes at close would turn our FIN into RST.
+        endPoint().closeLingering(EndPoint.DEFAULT_LINGER_MILLIS);
         if (exchange == null && processingThread == null) {
             buffers.releaseAll();
         }

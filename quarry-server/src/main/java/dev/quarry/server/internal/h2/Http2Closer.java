@@ -132,8 +132,8 @@ final class Http2Closer {
     /** Closes the endpoint now. */
     void closeNow() {
         closed = true;
-        endPoint.shutdownOutput();
-        endPoint.close();
+        // Lingering: the client may still be sending, and unread bytes at close would turn our FIN into RST.
+        endPoint.closeLingering(EndPoint.DEFAULT_LINGER_MILLIS);
     }
 
     @Override
