@@ -14,8 +14,7 @@
 # Ends with GOAL idle.heap-per-connection.vs-jetty: Jetty's bytes / Quarry's bytes (higher is better for Quarry),
 # target 1.00, and an INFO line for RSS.
 #
-# TODO(integrator): Quarry is started as `./quarry plaintext --port N --idle-timeout 300` (see qb_start_server in
-# lib/common.sh): make sure that flag exists and keeps idle connections open for 5 minutes, or adapt the command.
+# Quarry is started as `./quarry plaintext --port N --idle-timeout 300` (see qb_start_server in lib/common.sh).
 #
 # Environment: CONNECTIONS (default 10000; 2000 with QUARRY_BENCH_QUICK=1), WARMUP (s of wrk, default 5),
 # SERVERS (default "quarry jetty netty undertow helidon nginx"), and the knobs of lib/common.sh.

@@ -6,9 +6,12 @@
 # (the seed saw ~9 s to the first byte). Then two more experiments on Quarry alone:
 #   - global limit: 100 clients download again and again for 30 s through a 20 MiB/s global limit (no per-request
 #     limit); the body bytes they receive per second must be the limit within 2 %;
-#   - never-reading clients (the seed's "Dr. Evil"): 100 connections ask for an endless body (/big.bin, a second throttle
-#     at 64 MiB/s global) and never read, while 20 well-behaved clients download the 200 KiB file at 20 KiB/s; the
-#     server's RSS must stay flat (growth under 10 MiB) and the good clients must be unaffected (INFO line).
+#   - never-reading clients (the seed's "Dr. Evil"): 100 connections ask for an endless body (/big.bin, 1 GiB, at the
+#     same 20 KiB/s per request; ThrottleServerMain: its own endless body) and never read, while 20 well-behaved clients
+#     download the 200 KiB file at 20 KiB/s; the server's RSS must stay flat (growth under 10 MiB) and the good clients
+#     must be unaffected (INFO line). At 20 KiB/s the kernel's socket buffers (~360 KiB per connection on loopback)
+#     take everything sent during the 15 s hold, so the idle timeout does not get to close them here: the
+#     ThrottleHandler tests cover back pressure and the idle timeout of a client that stops reading.
 #
 # Each server runs pinned to core SERVER_CPU with the JVM flags of lib/common.sh; the load client (ThrottleLoadClient in
 # the quarry-bench jar, platform threads) runs on CLIENT_CPU. Every measured round follows a warm-up round on the same
@@ -19,7 +22,7 @@
 #   throttle.ttfb-p99-under-100ms             ratio = 100 ms / Quarry's p99 time to first byte           target 1.00
 #   throttle.server-cpu-under-10pct           ratio = 10 % / Quarry's CPU share of one core              target 1.00
 #   throttle.global-limit-within-2pct         ratio = 2 % / |measured rate - limit| in % of the limit    target 1.00
-#   throttle.never-reading-clients.rss-flat   ratio = 10 MiB / RSS growth (a growth under 1 KiB counts 1) target 1.00
+#   throttle.never-reading-clients.rss-flat   ratio = 10 MiB / RSS growth, heap pre-touched (under 1 KiB counts 1) 1.00
 # The baseline's figures are printed beside Quarry's, and as INFO lines.
 #
 # Quarry's server: `./quarry serve DIR --port N --request-rate 20KiB/s --threads 10 --virtual-threads off` when
@@ -72,12 +75,18 @@ head -c $((SIZE_KIB * 1024)) /dev/urandom >"$FILES/download.bin"
 head -c $((RATE_KIB * 1024)) /dev/urandom >"$FILES/warmup.bin"
 printf 'ok\n' >"$FILES/ready.txt"
 # The never-reading phase asks for /big.bin: with ./quarry serve it is a file (sparse: no disk used), throttled like
-# any other; ThrottleServerMain serves its own endless /big.bin.
-truncate -s 1G "$FILES/big.bin"
+# any other; ThrottleServerMain serves its own endless /big.bin. It lives in a directory of its own, served only in
+# that phase, because the baseline loads every file of the directory it serves into memory.
+EVIL_FILES="$QB_TMP/files-never-reading"
+mkdir -p "$EVIL_FILES"
+cp "$FILES"/* "$EVIL_FILES"/
+SERVE_DIR=$FILES
+PHASE_JVM_FLAGS=""
 
 USE_CLI=0
 if [ -x "$QB_QUARRY" ] && timeout 300 "$QB_QUARRY" serve --help 2>/dev/null | grep -q -- '--request-rate'; then
     USE_CLI=1
+    truncate -s 1G "$EVIL_FILES/big.bin" # ThrottleServerMain loads its directory into memory: only for the CLI
 fi
 
 qb_header "throttle: $CLIENTS clients x $SIZE_KIB KiB at $RATE_KIB KiB/s per request, $THREADS platform threads, no virtual threads"
@@ -102,13 +111,13 @@ start_server() {
     fi
     case $name in
         quarry-cli)
-            JAVA_OPTS="$QB_JVM_FLAGS" QUARRY_JAVA_OPTS="$QB_JVM_FLAGS" taskset -c "$QB_SERVER_CPU" \
-                "$QB_QUARRY" serve "$FILES" --port "$port" "$@" </dev/null >"$log" 2>&1 &
+            JAVA_OPTS="$QB_JVM_FLAGS $PHASE_JVM_FLAGS" taskset -c "$QB_SERVER_CPU" \
+                "$QB_QUARRY" serve "$SERVE_DIR" --port "$port" "$@" </dev/null >"$log" 2>&1 &
             ;;
         *)
             # shellcheck disable=SC2086 # the flags are words
-            taskset -c "$QB_SERVER_CPU" "$JAVA_HOME/bin/java" $QB_JVM_FLAGS -cp "$JAR" "dev.quarry.bench.throttle.$name" \
-                --dir "$FILES" --port "$port" "$@" </dev/null >"$log" 2>&1 &
+            taskset -c "$QB_SERVER_CPU" "$JAVA_HOME/bin/java" $QB_JVM_FLAGS $PHASE_JVM_FLAGS -cp "$JAR" "dev.quarry.bench.throttle.$name" \
+                --dir "$SERVE_DIR" --port "$port" "$@" </dev/null >"$log" 2>&1 &
             ;;
     esac
     SERVER_PID=$!
@@ -238,11 +247,16 @@ else
 fi
 
 # --- 3. Never-reading clients ----------------------------------------------------------------------------------------
-# A warm-up round first (the same load), then a full GC, so that the measured round reuses the heap pages and compiled
-# code the first one touched (without -XX:+AlwaysPreTouch, a young generation filling for the first time shows as RSS
-# growth): what grows after that is what the never-reading clients cost.
+# A warm-up round first (the same load), then a full GC, then the measured round. The server runs with
+# -XX:+AlwaysPreTouch: otherwise the RSS grows as allocation first touches pages of the young generation (the heap is
+# committed at start, -Xms = -Xmx, but not resident), whatever the clients hold; a first run without it grew 13.7 MiB
+# while NMT showed nothing committed. So RSS growth here is native memory (direct buffers, stacks, code), and the live
+# heap, measured after a full GC before the round and while the never-reading clients are held, shows what the
+# heap keeps for them.
 RSS0=""
 RSS_MAX=""
+HEAP0=""
+HEAP1=""
 GOOD_LINE=""
 EVIL_LINE=""
 port=$((port + 1))
@@ -261,6 +275,10 @@ evil_round() {
         --expect-seconds "$good_seconds" >"$QB_TMP/good-$tag.txt" 2>&1 &
     good_pid=$!
     qb_track "$good_pid"
+    if [ "$tag" = measured ]; then
+        sleep "$(awk -v s="$good_seconds" 'BEGIN { print s / 2 }')"
+        HEAP1=$(live_heap_kb)
+    fi
     while kill -0 "$good_pid" 2>/dev/null || kill -0 "$evil_pid" 2>/dev/null; do
         rss=$(qb_status_kb VmRSS "$SERVER_PID")
         if [ -n "$RSS0" ] && [ "$rss" -gt "${RSS_MAX:-0}" ]; then
@@ -271,17 +289,25 @@ evil_round() {
     wait "$good_pid" || true
     wait "$evil_pid" || true
 }
+# Live heap after a full GC (class histogram total), in kB.
+live_heap_kb() {
+    "$JAVA_HOME/bin/jcmd" "$SERVER_PID" GC.class_histogram 2>/dev/null \
+        | awk '$1 == "Total" { printf "%d", $3 / 1024 }'
+}
+SERVE_DIR=$EVIL_FILES
+PHASE_JVM_FLAGS="-XX:+AlwaysPreTouch"
 if start_quarry "$port" --request-rate "${RATE_KIB}KiB/s" --idle-timeout "$EVIL_IDLE_TIMEOUT"; then
     evil_round $((EVIL_IDLE_TIMEOUT + 10)) /download.bin $((SIZE_KIB * 1024)) "$EXPECT_SECONDS" warmup
     # The server is the JVM itself (java directly, or ./quarry, which execs it).
     "$JAVA_HOME/bin/jcmd" "$SERVER_PID" GC.run >/dev/null 2>&1 || qb_log "warning: jcmd GC.run failed"
     sleep 1
+    HEAP0=$(live_heap_kb)
     RSS0=$(qb_status_kb VmRSS "$SERVER_PID")
     RSS_MAX=$RSS0
     evil_round $((EVIL_IDLE_TIMEOUT + 10)) /download.bin $((SIZE_KIB * 1024)) "$EXPECT_SECONDS" measured
     GOOD_LINE=$(grep '^SUMMARY ' "$QB_TMP/good-measured.txt" | tail -n1 || true)
     EVIL_LINE=$(grep '^EVIL ' "$QB_TMP/evil-measured.txt" | tail -n1 || true)
-    qb_log "-- never-reading clients: RSS ${RSS0} -> max ${RSS_MAX} kB; good: $GOOD_LINE; $EVIL_LINE"
+    qb_log "-- never-reading clients: RSS ${RSS0} -> max ${RSS_MAX} kB, live heap ${HEAP0} -> ${HEAP1} kB; good: $GOOD_LINE; $EVIL_LINE"
     stop_server
 else
     qb_log "-- never-reading clients: SKIPPED ($QB_SKIP_REASON)"
@@ -301,7 +327,7 @@ for name in quarry baseline; do
 done
 echo "expected duration ${EXPECT_SECONDS} s (${SIZE_KIB} KiB at ${RATE_KIB} KiB/s); CPU: server user+system over the measured round, % of one core"
 echo "global limit: ${GLOBAL_RATE} = ${GLOBAL_LIMIT} B/s, measured ${GLOBAL_MEASURED:-n/a} B/s over ${GLOBAL_SECONDS} s (error ${GLOBAL_ERROR:-n/a} %)"
-echo "never-reading clients: RSS ${RSS0:-n/a} kB before, ${RSS_MAX:-n/a} kB max; good clients: ${GOOD_LINE:-n/a}; ${EVIL_LINE:-n/a}"
+echo "never-reading clients: RSS ${RSS0:-n/a} kB before, ${RSS_MAX:-n/a} kB max (heap pre-touched); live heap ${HEAP0:-n/a} kB before, ${HEAP1:-n/a} kB while they are held; good clients: ${GOOD_LINE:-n/a}; ${EVIL_LINE:-n/a}"
 echo
 
 abs() { awk -v x="${1:-}" 'BEGIN { if (x == "") print ""; else printf "%.4f", (x < 0 ? -x : x) }'; }
@@ -317,6 +343,9 @@ qb_goal throttle.global-limit-within-2pct 2 "$(floor_at "$global_abs" 0.01)" 1.0
 qb_goal throttle.never-reading-clients.rss-flat 10240 "$(floor_at "$rss_growth" 1)" 1.00
 qb_info throttle.baseline.download-duration.within-5pct "${WITHIN[baseline]:-0}" 1
 qb_info throttle.ttfb-p99.baseline-over-quarry "${TTFB99[baseline]:-0}" "${TTFB99[quarry]:-0}"
+heap_growth=""
+[ -n "$HEAP0" ] && [ -n "$HEAP1" ] && heap_growth=$((HEAP1 - HEAP0))
+qb_info throttle.never-reading-clients.live-heap-flat 10240 "$(floor_at "$heap_growth" 1)"
 qb_info throttle.never-reading-clients.good-within-5pct "$(summary_field within-5pct "$GOOD_LINE")" 1
 qb_info throttle.never-reading-clients.closed-by-idle-timeout \
     "$(sed -n 's/.*closed-by-server=\([0-9]*\).*/\1/p' <<<"$EVIL_LINE")" "$EVIL_CLIENTS"

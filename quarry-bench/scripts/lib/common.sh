@@ -214,9 +214,7 @@ qb_start_server() {
                 QB_SKIP_REASON="./quarry not present"
                 return 1
             fi
-            # TODO(integrator): make ./quarry run the JVM with these flags (it receives them as JAVA_OPTS and
-            # QUARRY_JAVA_OPTS) and `exec` it, so that the PID measured is the JVM's; confirm the flag names
-            # `plaintext --port N --idle-timeout SECONDS` once the command exists.
+            # ./quarry passes JAVA_OPTS to the JVM and execs it, so the PID measured is the JVM's.
             JAVA_OPTS="$QB_JVM_FLAGS" QUARRY_JAVA_OPTS="$QB_JVM_FLAGS" \
                 taskset -c "$QB_SERVER_CPU" "$QB_QUARRY" plaintext --port "$port" --idle-timeout 300 \
                 </dev/null >"$log" 2>&1 &
