@@ -59,7 +59,9 @@ public final class HttpGenerator {
         }
     }
 
-    private byte[] scratch = new byte[512];
+    // Grows to the largest head this connection sent; 256 bytes hold a typical response head (and an idle connection
+    // holds this array, so it starts small).
+    private byte[] scratch = new byte[256];
     private boolean committed;
     private boolean persistent;
     private Framing framing;

@@ -25,10 +25,16 @@ final class LineReader {
     /** The line is longer than the limit. */
     static final int TOO_LONG = 2;
 
-    /** The initial size of the window over a direct buffer. */
-    static final int WINDOW = 1024;
+    /**
+     * The initial size of the window over a direct buffer: a typical request line or header line, and several of
+     * them. Kept small because every connection holds its window while idle (measured in idle-connections).
+     */
+    static final int WINDOW = 256;
 
-    private byte[] scratch = new byte[256];
+    private static final byte[] NO_BYTES = new byte[0];
+
+    // Only a line split across reads needs it, so it is allocated on first use: an idle connection holds none.
+    private byte[] scratch = NO_BYTES;
     private byte[] window;
     private ByteBuffer windowBuffer;
     private int windowStart;
@@ -135,7 +141,7 @@ final class LineReader {
     private void append(ByteBuffer buffer, int start, int end) {
         int length = end - start;
         if (partial + length > scratch.length) {
-            scratch = Arrays.copyOf(scratch, Math.max(scratch.length * 2, partial + length));
+            scratch = Arrays.copyOf(scratch, Math.max(Math.max(scratch.length * 2, 128), partial + length));
         }
         buffer.get(start, scratch, partial, length);
         partial += length;

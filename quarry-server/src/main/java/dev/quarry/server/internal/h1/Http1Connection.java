@@ -64,7 +64,8 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
     // One of each per connection; the hot path calls them directly (final classes, monomorphic).
     private final Http1Buffers buffers;
     final Http1ResponseWriter writer;
-    private final Http2Handover handover;
+    // Kept for the HTTP/2 hand-over, which is created only when it happens: an idle connection holds no more.
+    private final ServerConnector connector;
     private final ProcessingActivity activity = new ProcessingActivity();
     // Plain fields, written by the processing thread only.
     private boolean drained;
@@ -93,7 +94,7 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
         this.request = new Http1Request(this, context, endPoint, buffers);
         this.parser = request.parser;
         this.writer = new Http1ResponseWriter(this, request, context, endPoint, buffers);
-        this.handover = new Http2Handover(this, request, context, connector, endPoint, buffers);
+        this.connector = connector;
     }
 
     @Override
@@ -171,7 +172,7 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
                 }
                 if (request.parseHead()) {
                     if (request.preface) {
-                        handover.prior();
+                        handover().prior();
                         return;
                     }
                     if (request.badMessage != null) {
@@ -272,7 +273,7 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
 
     private boolean startExchange() {
         request.ready = false;
-        if (handover.isH2cUpgrade() && handover.upgradeToH2c()) {
+        if (Http2Handover.isH2cUpgrade(context, request) && handover().upgradeToH2c()) {
             return false; // the 101 is being written; HTTP/2 takes over
         }
         context.statistics().onHttp1Request();
@@ -562,6 +563,10 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
     @Override
     public boolean isIdle() {
         return exchange == null && parser.isIdle();
+    }
+
+    private Http2Handover handover() {
+        return new Http2Handover(this, request, context, connector, endPoint(), buffers);
     }
 
     @Override

@@ -41,7 +41,8 @@ final class Http1ResponseWriter {
     private final Http1Buffers buffers;
     private final HttpGenerator generator = new HttpGenerator();
     private final SendCallback sendCallback = new SendCallback();
-    private final FileSend fileSend = new FileSend();
+    // Created by the first file sent: most connections never send one.
+    private FileSend fileSend;
     private final Callback flushed;
     /** How the current response's content is framed; null before its head is written. */
     private Framing framing;
@@ -159,6 +160,9 @@ final class Http1ResponseWriter {
         } catch (Throwable x) {
             callback.failed(x);
             return;
+        }
+        if (fileSend == null) {
+            fileSend = new FileSend();
         }
         fileSend.start(file, position, count);
     }

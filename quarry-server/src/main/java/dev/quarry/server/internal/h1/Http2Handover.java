@@ -62,7 +62,7 @@ final class Http2Handover {
      * {@code HTTP2-Settings}, both named in {@code Connection}, HTTP/1.1, and no content (the body of an upgraded
      * request would have to be carried over; clients upgrade with bodiless requests).
      */
-    boolean isH2cUpgrade() {
+    static boolean isH2cUpgrade(ServerContext context, Http1Request request) {
         if (context.http2().isEmpty()
                 || request.version != HttpVersion.HTTP_1_1
                 || request.parser.contentLength() != 0) {
