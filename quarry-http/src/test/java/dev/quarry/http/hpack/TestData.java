@@ -2,6 +2,7 @@ package dev.quarry.http.hpack;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.quarry.http.testing.Json;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

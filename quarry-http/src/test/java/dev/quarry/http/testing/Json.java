@@ -1,4 +1,4 @@
-package dev.quarry.http.hpack;
+package dev.quarry.http.testing;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -6,10 +6,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A tiny JSON reader for the test corpora (RFC 8259): objects become {@link LinkedHashMap}s (keeping member order),
- * arrays {@link List}s, numbers {@link Long} or {@link Double}, and {@code null} stays null.
+ * A tiny JSON reader for tests (RFC 8259), used for the HPACK corpora and the Chrome DevTools protocol: objects become
+ * {@link LinkedHashMap}s (keeping member order), arrays {@link List}s, numbers {@link Long} or {@link Double}, and
+ * {@code null} stays null.
  */
-final class Json {
+public final class Json {
 
     private final String text;
     private int pos;
@@ -18,7 +19,7 @@ final class Json {
         this.text = text;
     }
 
-    static Object parse(String text) {
+    public static Object parse(String text) {
         Json json = new Json(text);
         Object value = json.value();
         json.skipSpace();
