@@ -34,6 +34,8 @@ public final class Router implements AsyncHandler {
     private final List<PatternRoute> patterns = new ArrayList<>();
     private AsyncHandler fallback = Router::notFound;
     private volatile HandlerInvoker invoker;
+    // Fixed by bind(): every read asks the handler tree how it may behave, so it must not walk the routes each time.
+    private volatile InvocationType boundInvocationType;
 
     /**
      * Adds a blocking route.
@@ -55,6 +57,7 @@ public final class Router implements AsyncHandler {
      * @throws IllegalArgumentException if the spec is malformed or the route already exists
      */
     public Router route(String spec, AsyncHandler handler) {
+        checkNotBound();
         Objects.requireNonNull(spec, "spec");
         Objects.requireNonNull(handler, "handler");
         String trimmed = spec.trim();
@@ -83,6 +86,7 @@ public final class Router implements AsyncHandler {
      * @return this
      */
     public Router fallback(AsyncHandler handler) {
+        checkNotBound();
         this.fallback = Objects.requireNonNull(handler, "handler");
         return this;
     }
@@ -90,6 +94,13 @@ public final class Router implements AsyncHandler {
     /** Binds the server's invoker, so that blocking routes are dispatched; called by the server at start. */
     void bind(HandlerInvoker invoker) {
         this.invoker = invoker;
+        this.boundInvocationType = computeInvocationType();
+    }
+
+    private void checkNotBound() {
+        if (invoker != null) {
+            throw new IllegalStateException("routes are fixed once the server has started: " + this);
+        }
     }
 
     /**
@@ -98,6 +109,11 @@ public final class Router implements AsyncHandler {
      */
     @Override
     public InvocationType invocationType() {
+        InvocationType bound = boundInvocationType;
+        return bound != null ? bound : computeInvocationType();
+    }
+
+    private InvocationType computeInvocationType() {
         boolean blocking = fallback.invocationType() != InvocationType.NON_BLOCKING;
         for (Map<String, AsyncHandler> byMethod : literal.values()) {
             for (AsyncHandler handler : byMethod.values()) {
