@@ -111,9 +111,10 @@ public interface EndPoint {
      * the kernel answer with RST, and a client that receives RST may throw away the response it has not read yet,
      * which is the one that explains the close (a 400, a GOAWAY).
      *
-     * <p>From this call on the connection is done reading: {@link #fill} returns -1, a fill interest it asks for is
-     * ignored (and one it had pending is dropped), and it is told {@link Connection#onClose} when the endpoint finally
-     * closes. The default closes at once, after shutting the output down.
+     * <p>From this call on the connection is done reading: {@link #fill} returns -1, and a fill interest it had
+     * pending or asks for is never served but failed when the endpoint finally closes (so a reader waiting for input
+     * learns within the linger time that none will come); it is told {@link Connection#onClose} then too. The default
+     * closes at once, after shutting the output down.
      *
      * @param lingerMillis the most time to wait for the peer to close; {@link #DEFAULT_LINGER_MILLIS} unless the
      *     protocol knows better

@@ -42,6 +42,7 @@ public final class SocketEndPoint implements EndPoint {
     private static final VarHandle FILL_CALLBACK;
     private static final VarHandle WRITE_CALLBACK;
     private static final VarHandle STATE;
+    private static final VarHandle DISPLACED_FILL;
 
     static {
         try {
@@ -50,6 +51,7 @@ public final class SocketEndPoint implements EndPoint {
             FILL_CALLBACK = lookup.findVarHandle(SocketEndPoint.class, "fillCallback", Callback.class);
             WRITE_CALLBACK = lookup.findVarHandle(SocketEndPoint.class, "writeCallback", Callback.class);
             STATE = lookup.findVarHandle(SocketEndPoint.class, "state", int.class);
+            DISPLACED_FILL = lookup.findVarHandle(SocketEndPoint.class, "displacedFill", Callback.class);
         } catch (ReflectiveOperationException x) {
             throw new ExceptionInInitializerError(x);
         }
@@ -91,6 +93,10 @@ public final class SocketEndPoint implements EndPoint {
     private volatile int interest;
 
     private volatile Callback fillCallback;
+    // The connection's fill interest while lingering: never served (LingeringDrain owns the input), failed at close.
+    @SuppressWarnings("unused") // through DISPLACED_FILL
+    private volatile Callback displacedFill;
+
     private volatile Callback writeCallback;
 
     @SuppressWarnings("unused") // through STATE
@@ -220,15 +226,20 @@ public final class SocketEndPoint implements EndPoint {
     @Override
     public void fillInterested(Callback callback) {
         if ((state & LINGERING) != 0) {
-            return; // the connection is done reading; LingeringDrain owns the input (see closeLingering)
+            displace(callback);
+            return;
         }
-        armFill(callback);
-    }
-
-    private void armFill(Callback callback) {
         if (!FILL_CALLBACK.compareAndSet(this, null, callback)) {
+            if ((state & LINGERING) != 0) {
+                displace(callback); // closeLingering() won the slot for its LingeringDrain meanwhile
+                return;
+            }
             throw new ReadPendingException();
         }
+        onFillArmed();
+    }
+
+    private void onFillArmed() {
         if (!isOpen()) {
             failFill(new ClosedChannelException());
             return;
@@ -508,6 +519,7 @@ public final class SocketEndPoint implements EndPoint {
         selector.wakeup();
         Throwable failure = cause != null ? cause : new ClosedChannelException();
         failFill(failure);
+        failDisplacedFill(failure);
         failWrite(failure);
         Connection current = connection;
         if (current != null) {
@@ -550,13 +562,38 @@ public final class SocketEndPoint implements EndPoint {
         }
         idleTimeout.setTimeoutMillis(lingerMillis);
         LingeringDrain drain = new LingeringDrain(this, lingerMillis);
-        // A fill interest the connection left pending is taken over: it would only have closed the endpoint.
-        FILL_CALLBACK.getAndSet(this, drain);
+        // The connection's pending fill interest, if any, waits for the close instead: failing it now would make most
+        // connections close at once, which is what lingering avoids.
+        Callback displaced = (Callback) FILL_CALLBACK.getAndSet(this, drain);
+        if (displaced != null) {
+            displace(displaced);
+        }
         if (!isOpen()) {
             failFill(new ClosedChannelException());
             return;
         }
         addInterest(SelectionKey.OP_READ);
+    }
+
+    /**
+     * Keeps the connection's fill interest while lingering, to fail it when the endpoint closes: a reader waiting for
+     * input (a handler reading a request body) then learns that none will come, within the linger time.
+     */
+    private void displace(Callback callback) {
+        if (!DISPLACED_FILL.compareAndSet(this, null, callback)) {
+            callback.failed(new ReadPendingException());
+            return;
+        }
+        if (!isOpen()) {
+            failDisplacedFill(new ClosedChannelException()); // close() may have looked before the slot was set
+        }
+    }
+
+    private void failDisplacedFill(Throwable failure) {
+        Callback callback = (Callback) DISPLACED_FILL.getAndSet(this, null);
+        if (callback != null) {
+            callback.failed(failure);
+        }
     }
 
     /** LingeringDrain's read: what the connection's {@link #fill} no longer returns. */
@@ -570,7 +607,15 @@ public final class SocketEndPoint implements EndPoint {
 
     /** LingeringDrain waits for more input. */
     void drainInterested(Callback drain) {
-        armFill(drain);
+        while (!FILL_CALLBACK.compareAndSet(this, null, drain)) {
+            // A connection thread that checked the state just before closeLingering() armed its callback since:
+            // it waits for the close like any other displaced fill interest.
+            Callback occupant = (Callback) FILL_CALLBACK.getAndSet(this, null);
+            if (occupant != null && occupant != drain) {
+                displace(occupant);
+            }
+        }
+        onFillArmed();
     }
 
     /** Called by the idle timeout when the endpoint was idle for too long. */

@@ -201,20 +201,50 @@ class LingeringCloseTest {
     }
 
     @Test
-    void theConnectionsFillInterestIsIgnoredWhileLingering() throws Exception {
+    void aFillInterestAskedForWhileLingeringIsNeverServedButFailsAtTheClose() throws Exception {
         try (SocketChannel client = connect()) {
             RecordingConnection connection = connections.poll(10, TimeUnit.SECONDS);
             EndPoint endPoint = connection.endPoint();
             endPoint.closeLingering(60_000);
-            CompletableFuture<Void> called = new CompletableFuture<>();
+            CompletableFuture<Void> read = new CompletableFuture<>();
 
-            endPoint.fillInterested(Callback.from(
-                    InvocationType.NON_BLOCKING, () -> called.complete(null), called::completeExceptionally));
+            endPoint.fillInterested(
+                    Callback.from(InvocationType.NON_BLOCKING, () -> read.complete(null), read::completeExceptionally));
             send(client, 1024);
             client.shutdownOutput();
 
             assertEquals(null, connection.closed.get(10, TimeUnit.SECONDS), "the drain saw the peer's end");
-            assertFalse(called.isDone(), "the connection's callback is never called once it lingers");
+            assertFailed(read);
+        }
+    }
+
+    @Test
+    void aFillInterestPendingAtTheLingeringCloseFailsAtTheClose() throws Exception {
+        try (SocketChannel client = connect()) {
+            RecordingConnection connection = connections.poll(10, TimeUnit.SECONDS);
+            EndPoint endPoint = connection.endPoint();
+            CompletableFuture<Void> read = new CompletableFuture<>();
+            endPoint.fillInterested(
+                    Callback.from(InvocationType.NON_BLOCKING, () -> read.complete(null), read::completeExceptionally));
+
+            endPoint.closeLingering(60_000);
+            send(client, 1024); // read by the drain, not given to the displaced callback
+            assertFalse(read.isDone(), "not served while lingering");
+            client.close();
+
+            connection.closed.get(10, TimeUnit.SECONDS);
+            assertFailed(read);
+        }
+    }
+
+    private static void assertFailed(CompletableFuture<Void> read) throws InterruptedException {
+        try {
+            read.get(10, TimeUnit.SECONDS);
+            throw new AssertionError("the callback succeeded; it must fail: no input is served while lingering");
+        } catch (java.util.concurrent.ExecutionException expected) {
+            assertInstanceOf(IOException.class, expected.getCause(), () -> String.valueOf(expected.getCause()));
+        } catch (java.util.concurrent.TimeoutException x) {
+            throw new AssertionError("the callback was neither failed nor succeeded", x);
         }
     }
 }
