@@ -3,7 +3,6 @@ package dev.quarry.io;
 import dev.quarry.core.Callback;
 import dev.quarry.core.Invocable;
 import dev.quarry.core.InvocationType;
-import java.io.EOFException;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.lang.invoke.MethodHandles;
@@ -85,9 +84,9 @@ public final class SocketEndPoint implements EndPoint {
             return "SyncKey[" + SocketEndPoint.this + "]";
         }
     };
-    private final Invocable.Task readTask = new ReadTask();
-    private final Invocable.Task writeTask = new WriteTask();
-    private final Invocable.Task readWriteTask = new ReadWriteTask();
+    private final Invocable.Task readTask = new EndPointTasks.Read(this);
+    private final Invocable.Task writeTask = new EndPointTasks.Write(this);
+    private final Invocable.Task readWriteTask = new EndPointTasks.ReadWrite(this);
 
     @SuppressWarnings("unused") // through INTEREST
     private volatile int interest;
@@ -104,10 +103,8 @@ public final class SocketEndPoint implements EndPoint {
 
     // Written by the writing thread before publishing the write interest, read by the thread completing the write.
     private ByteBuffer[] pendingWrite;
-    // Likewise for a pending file transfer: the file, and the region still to send.
-    private FileChannel transferFile;
-    private long transferPosition;
-    private long transferRemaining;
+    // Likewise for a pending file transfer (one object per transfer: most connections never send a file).
+    private FileTransfer transfer;
     private volatile Connection connection;
     // Single writer at a time (the filling or the flushing thread); read racily by statistics.
     private long bytesIn;
@@ -247,6 +244,16 @@ public final class SocketEndPoint implements EndPoint {
         addInterest(SelectionKey.OP_READ);
     }
 
+    /** @return how the pending fill callback behaves, for the read task */
+    InvocationType fillInvocationType() {
+        return Invocable.invocationTypeOf(fillCallback);
+    }
+
+    /** @return how the pending write callback behaves, for the write task */
+    InvocationType writeInvocationType() {
+        return Invocable.invocationTypeOf(writeCallback);
+    }
+
     @Override
     public boolean isFillInterested() {
         return fillCallback != null;
@@ -285,46 +292,27 @@ public final class SocketEndPoint implements EndPoint {
         if (!WRITE_CALLBACK.compareAndSet(this, null, callback)) {
             throw new WritePendingException();
         }
-        transferFile = file;
-        transferPosition = position;
-        transferRemaining = count;
+        transfer = new FileTransfer(file, position, count);
         continueTransfer();
     }
 
     /** Sends what the socket takes of the pending transfer, then completes it or waits to be writable. */
     private void continueTransfer() {
-        FileChannel file = transferFile;
-        if (file == null) {
+        FileTransfer current = transfer;
+        if (current == null) {
             return; // failed and cleared by a concurrent close
         }
         try {
             if (isOutputShutdown()) {
                 throw new ClosedChannelException();
             }
-            long position = transferPosition;
-            long remaining = transferRemaining;
-            long turn = 0;
-            while (remaining > 0 && turn < TRANSFER_TURN) {
-                long sent = file.transferTo(position, remaining, channel);
-                if (sent == 0) {
-                    if (position >= file.size()) {
-                        throw new EOFException("file ended at " + position + ", " + remaining
-                                + " bytes before the end of the region to send");
-                    }
-                    break; // the socket is full
-                }
-                position += sent;
-                remaining -= sent;
-                turn += sent;
+            long sent = current.send(channel, TRANSFER_TURN);
+            if (sent > 0) {
                 bytesOut += sent;
-            }
-            if (turn > 0) {
                 idleTimeout.notIdle();
             }
-            transferPosition = position;
-            transferRemaining = remaining;
-            if (remaining == 0) {
-                transferFile = null;
+            if (current.isDone()) {
+                transfer = null;
                 succeedWrite();
             } else {
                 // Full socket: wait until writable. Turn used up: the key is writable already, so the selector comes
@@ -346,7 +334,7 @@ public final class SocketEndPoint implements EndPoint {
 
     private void failWrite(Throwable failure) {
         pendingWrite = null;
-        transferFile = null;
+        transfer = null;
         Callback callback = (Callback) WRITE_CALLBACK.getAndSet(this, null);
         if (callback != null) {
             callback.failed(failure);
@@ -360,8 +348,8 @@ public final class SocketEndPoint implements EndPoint {
         }
     }
 
-    private void completeWrite() {
-        if (transferFile != null) {
+    void completeWrite() {
+        if (transfer != null) {
             continueTransfer();
             return;
         }
@@ -381,7 +369,7 @@ public final class SocketEndPoint implements EndPoint {
         }
     }
 
-    private void completeFill() {
+    void completeFill() {
         Callback callback = (Callback) FILL_CALLBACK.getAndSet(this, null);
         if (callback != null) {
             callback.succeeded();
@@ -689,60 +677,5 @@ public final class SocketEndPoint implements EndPoint {
                 + (isOpen() ? "" : ",CLOSED") + (isInputShutdown() && isOpen() ? ",ISHUT" : "")
                 + (isOutputShutdown() && isOpen() ? ",OSHUT" : "") + ",desired=" + (current & 0xFF) + ",registered="
                 + (current >>> 8) + (fillCallback != null ? ",FI" : "") + (writeCallback != null ? ",W" : "") + "}";
-    }
-
-    /** Runs the fill callback; its invocation type is the fill callback's. */
-    private final class ReadTask implements Invocable.Task {
-        @Override
-        public void run() {
-            completeFill();
-        }
-
-        @Override
-        public InvocationType invocationType() {
-            return Invocable.invocationTypeOf(fillCallback);
-        }
-
-        @Override
-        public String toString() {
-            return "Read[" + SocketEndPoint.this + "]";
-        }
-    }
-
-    /** Completes a pending write; its invocation type is the write callback's. */
-    private final class WriteTask implements Invocable.Task {
-        @Override
-        public void run() {
-            completeWrite();
-        }
-
-        @Override
-        public InvocationType invocationType() {
-            return Invocable.invocationTypeOf(writeCallback);
-        }
-
-        @Override
-        public String toString() {
-            return "Write[" + SocketEndPoint.this + "]";
-        }
-    }
-
-    /** Both: the write first, since completing it may free the connection to read. */
-    private final class ReadWriteTask implements Invocable.Task {
-        @Override
-        public void run() {
-            completeWrite();
-            completeFill();
-        }
-
-        @Override
-        public InvocationType invocationType() {
-            return Invocable.invocationTypeOf(writeCallback).combine(Invocable.invocationTypeOf(fillCallback));
-        }
-
-        @Override
-        public String toString() {
-            return "ReadWrite[" + SocketEndPoint.this + "]";
-        }
     }
 }

@@ -131,6 +131,11 @@ class LingeringCloseTest {
         return StandardCharsets.US_ASCII.decode(buffer).toString();
     }
 
+    /** The client closes before its try-with-resources ends: the behaviour under test. */
+    private static void closeEarly(SocketChannel client) throws IOException {
+        client.close();
+    }
+
     private static void send(SocketChannel client, int bytes) throws IOException {
         ByteBuffer data = ByteBuffer.allocate(bytes);
         while (data.hasRemaining()) {
@@ -155,7 +160,7 @@ class LingeringCloseTest {
             assertTrue(endPoint.isOpen(), "open until the peer closes: " + endPoint);
             assertTrue(endPoint.isInputShutdown(), "the connection sees its input as ended");
             assertEquals(-1, endPoint.fill(ByteBuffer.allocate(16)));
-            client.close();
+            closeEarly(client);
             assertEquals(null, connection.closed.get(10, TimeUnit.SECONDS), "closed by the peer's end of stream");
             assertFalse(endPoint.isOpen());
         }
@@ -230,7 +235,7 @@ class LingeringCloseTest {
             endPoint.closeLingering(60_000);
             send(client, 1024); // read by the drain, not given to the displaced callback
             assertFalse(read.isDone(), "not served while lingering");
-            client.close();
+            closeEarly(client);
 
             connection.closed.get(10, TimeUnit.SECONDS);
             assertFailed(read);
