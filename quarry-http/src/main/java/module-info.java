@@ -6,7 +6,7 @@
  * <p>No dependency outside the JDK and {@code dev.quarry.core}.
  */
 module dev.quarry.http {
-    requires dev.quarry.core;
+    requires transitive dev.quarry.core; // its public types (Dumpable, buffers) appear in this module's API
 
     exports dev.quarry.http;
     exports dev.quarry.http.h1;

@@ -25,8 +25,7 @@ import org.openjdk.jmh.infra.Blackhole;
  */
 @BenchmarkMode(Mode.Throughput)
 public class PoolBenchmark {
-    /** The pool size, and the number of JMH threads: see {@link PoolSuite}. */
-    /** As in the seed (12 threads, 12 connections, 12 cores): as many entries, and JMH threads, as cores. */
+    /** As in the seed (12 threads, 12 connections, 12 cores): as many entries, and JMH threads, as cores ({@link PoolSuite}). */
     static final int ENTRIES = Math.max(2, Runtime.getRuntime().availableProcessors());
 
     /** How often an acquire found nothing and was retried, per iteration. */
