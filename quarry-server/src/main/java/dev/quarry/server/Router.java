@@ -93,8 +93,25 @@ public final class Router implements AsyncHandler {
 
     /** Binds the server's invoker, so that blocking routes are dispatched; called by the server at start. */
     void bind(HandlerInvoker invoker) {
+        // Routers mounted directly as routes or as the fallback dispatch their blocking routes through the same
+        // invoker; a router hidden inside another handler cannot be found, and runs its routes in place.
+        for (Map<String, AsyncHandler> byMethod : literal.values()) {
+            for (AsyncHandler handler : byMethod.values()) {
+                bindNested(handler, invoker);
+            }
+        }
+        for (PatternRoute route : patterns) {
+            bindNested(route.handler(), invoker);
+        }
+        bindNested(fallback, invoker);
         this.invoker = invoker;
         this.boundInvocationType = computeInvocationType();
+    }
+
+    private void bindNested(AsyncHandler handler, HandlerInvoker invoker) {
+        if (handler instanceof Router nested && nested != this && nested.invoker == null) {
+            nested.bind(invoker);
+        }
     }
 
     private void checkNotBound() {

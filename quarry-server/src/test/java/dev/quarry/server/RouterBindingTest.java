@@ -48,4 +48,35 @@ class RouterBindingTest {
         assertTrue(route.getMessage().contains("fixed once the server has started"), route.getMessage());
         assertEquals(InvocationType.NON_BLOCKING, router.invocationType(), "unchanged by the refused route");
     }
+
+    @Test
+    void aRouterMountedAsARouteIsBoundWithTheServer() throws Exception {
+        Router api = new Router().route("GET /api/hello", hello());
+        Router root = new Router().route("GET /api/*", api);
+        server = Server.builder().http("127.0.0.1", 0).handler(root).build().start();
+
+        assertThrows(IllegalStateException.class, () -> api.route("GET /api/late", hello()), "bound, so fixed");
+    }
+
+    @Test
+    void aMountedRoutersBlockingRouteRunsOnAVirtualThread() throws Exception {
+        Router api = new Router()
+                .route(
+                        "GET /api/where",
+                        (req, res) -> res.send(
+                                Thread.currentThread().isVirtual()
+                                        ? "virtual"
+                                        : "platform " + Thread.currentThread().getName()));
+        Router root = new Router().route("GET /api/*", api);
+        server = Server.builder().http("127.0.0.1", 0).handler(root).build().start();
+
+        java.net.http.HttpResponse<String> response = java.net.http.HttpClient.newHttpClient()
+                .send(
+                        java.net.http.HttpRequest.newBuilder(server.uri().resolve("/api/where"))
+                                .build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString());
+
+        assertEquals(200, response.statusCode(), response::body);
+        assertEquals("virtual", response.body());
+    }
 }
