@@ -9,8 +9,8 @@ import java.util.concurrent.TimeoutException;
 /**
  * The read side of {@link SocketEndPoint#closeLingering(long)}: after our FIN, reads and discards what the peer still
  * sends, and closes the endpoint when the peer closes too, when the linger time is up or when {@link #MAX_BYTES} were
- * discarded. The bounds make a peer that keeps sending cost at most that much time and reading, never memory: one
- * small scratch buffer, allocated only on this (error or shutdown) path.
+ * discarded. The bounds make a peer that keeps sending cost at most that much time and reading, never memory: the
+ * bytes land in one array shared by all drains.
  *
  * <p>Thread-safety: runs as the endpoint's fill callback, so one thread at a time; fields are confined to it.
  */
@@ -20,7 +20,11 @@ final class LingeringDrain implements Callback {
 
     private final SocketEndPoint endPoint;
     private final long deadline;
-    private final ByteBuffer scratch = ByteBuffer.allocate(4096);
+    // What is read is thrown away, so every drain reads into the same array: concurrent writes to it are harmless,
+    // and a close costs a small wrapper instead of a 4 KiB buffer (every Connection: close response lingers).
+    private static final byte[] DISCARDED = new byte[4096];
+
+    private final ByteBuffer scratch = ByteBuffer.wrap(DISCARDED);
     private long discarded;
 
     LingeringDrain(SocketEndPoint endPoint, long lingerMillis) {
