@@ -151,23 +151,7 @@ label() {
     esac
 }
 
-printf '%-14s %-12s %12s %8s %9s %7s %11s %11s %13s\n' \
-    server scenario 'req/s' errors 'p99 ms' 'CPU s' 'CPU us/req' 'instr/req' 'peak RSS MiB'
-for server in $SERVERS; do
-    if [ -n "${SKIP[$server]:-}" ]; then
-        printf '%-14s %-12s SKIPPED: %s\n' "$(label "$server")" all "${SKIP[$server]}"
-        continue
-    fi
-    for scenario in "${SCENARIOS[@]}"; do
-        key=$server/$scenario
-        if [ -n "${SKIP[$key]:-}" ]; then
-            printf '%-14s %-12s SKIPPED: %s\n' "$(label "$server")" "$scenario" "${SKIP[$key]}"
-            continue
-        fi
-        printf '%-14s %-12s %12s %8s %9s %7s %11s %11s %13s\n' "$(label "$server")" "$scenario" \
-            "${RPS[$key]}" "${ERR[$key]}" "${P99[$key]}" "${CPU[$key]}" "${CPUREQ[$key]}" "${INSTR[$key]}" "${RSS[$key]}"
-    done
-done
+qb_print_table 12
 echo "* for information, not in the goals. Rows: cN-mM = N connections x M concurrent streams each. h2c by prior"
 echo "  knowledge for all; nginx 1.22 (apt) serves h2c only with prior knowledge on an HTTP/2-only port, no Upgrade."
 for key in "${!ERR[@]}"; do

@@ -133,23 +133,7 @@ label() {
     esac
 }
 
-printf '%-14s %-17s %12s %8s %9s %7s %11s %11s %13s\n' \
-    server scenario 'req/s' errors 'p99 ms' 'CPU s' 'CPU us/req' 'instr/req' 'peak RSS MiB'
-for server in $SERVERS; do
-    if [ -n "${SKIP[$server]:-}" ]; then
-        printf '%-14s %-17s SKIPPED: %s\n' "$(label "$server")" all "${SKIP[$server]}"
-        continue
-    fi
-    for scenario in "${SCENARIOS[@]}"; do
-        key=$server/$scenario
-        if [ -n "${SKIP[$key]:-}" ]; then
-            printf '%-14s %-17s SKIPPED: %s\n' "$(label "$server")" "$scenario" "${SKIP[$key]}"
-            continue
-        fi
-        printf '%-14s %-17s %12s %8s %9s %7s %11s %11s %13s\n' "$(label "$server")" "$scenario" \
-            "${RPS[$key]}" "${ERR[$key]}" "${P99[$key]}" "${CPU[$key]}" "${CPUREQ[$key]}" "${INSTR[$key]}" "${RSS[$key]}"
-    done
-done
+qb_print_table 17
 echo "* for information, not in the goals: the goals compare with Netty on its NIO transport (the JDK's, as Quarry's"
 echo "  and Jetty's). p99: wrk's, corrected by wrk for coordinated omission; per batch of 16 in the pipelined row."
 echo "  peak RSS: the server's VmHWM since its start."

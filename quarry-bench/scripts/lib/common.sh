@@ -410,6 +410,32 @@ qb_perf_read() {
 # ---------------------------------------------------------------------------------------------------------------
 # Goals.
 
+# qb_print_table SCENARIO_WIDTH: the load scenarios' result table, one row per server and scenario, from the arrays the
+# scenario filled (SKIP, RPS, ERR, P99, CPU, CPUREQ, INSTR, RSS keyed "server/scenario", SKIP also by server) over
+# SERVERS and SCENARIOS; the scenario's label function names each server.
+qb_print_table() {
+    local width=$1 server scenario key
+    local row="%-14s %-${width}s %12s %8s %9s %7s %11s %11s %13s\n"
+    # shellcheck disable=SC2059 # the format is built above
+    printf "$row" server scenario 'req/s' errors 'p99 ms' 'CPU s' 'CPU us/req' 'instr/req' 'peak RSS MiB'
+    for server in $SERVERS; do
+        if [ -n "${SKIP[$server]:-}" ]; then
+            printf "%-14s %-${width}s SKIPPED: %s\n" "$(label "$server")" all "${SKIP[$server]}"
+            continue
+        fi
+        for scenario in "${SCENARIOS[@]}"; do
+            key=$server/$scenario
+            if [ -n "${SKIP[$key]:-}" ]; then
+                printf "%-14s %-${width}s SKIPPED: %s\n" "$(label "$server")" "$scenario" "${SKIP[$key]}"
+                continue
+            fi
+            # shellcheck disable=SC2059
+            printf "$row" "$(label "$server")" "$scenario" "${RPS[$key]}" "${ERR[$key]}" "${P99[$key]}" \
+                "${CPU[$key]}" "${CPUREQ[$key]}" "${INSTR[$key]}" "${RSS[$key]}"
+        done
+    done
+}
+
 # qb_goal NAME OURS THEIRS TARGET: prints "GOAL name ratio=.. target=.. MET|MISSED" with ratio = ours / theirs
 # (0 when either is missing or zero: a missing number is never a met goal).
 qb_goal() {
