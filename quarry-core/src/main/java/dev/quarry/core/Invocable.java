@@ -32,10 +32,13 @@ public interface Invocable {
     }
 
     /**
-     * Whether the current thread is inside {@link #invokeNonBlocking(Runnable)}: an {@link InvocationType#EITHER}
-     * task checks this to know that it must not block now. O(1), allocation-free.
+     * Whether the current thread must not block now: it owns production of an execution strategy (it is a selector
+     * thread), runs a task declared {@link InvocationType#NON_BLOCKING}, or is inside
+     * {@link #invokeNonBlocking(Runnable)}. An {@link InvocationType#EITHER} task checks this to know that it must not
+     * block now, and the server's handler dispatch checks it to decide whether a blocking handler must leave this
+     * thread. O(1), allocation-free.
      *
-     * @return true while the current thread runs a task in non-blocking mode
+     * @return true while the current thread must not block
      */
     static boolean isNonBlockingInvocation() {
         return NonBlockingFlag.isSet();
@@ -48,14 +51,11 @@ public interface Invocable {
      * @param task the task to run now
      */
     static void invokeNonBlocking(Runnable task) {
-        if (NonBlockingFlag.set()) {
-            task.run();
-            return;
-        }
+        boolean wasSet = NonBlockingFlag.set();
         try {
             task.run();
         } finally {
-            NonBlockingFlag.clear();
+            NonBlockingFlag.restore(wasSet);
         }
     }
 

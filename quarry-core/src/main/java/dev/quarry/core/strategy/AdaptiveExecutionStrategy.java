@@ -30,6 +30,9 @@ import java.util.concurrent.Executor;
  * When the caller itself runs in non-blocking mode, the strategy never consumes a task that may block: it uses
  * produce-execute-consume for blocking tasks and produce-invoke-consume for {@code EITHER} ones.
  *
+ * <p>The thread that owns production carries the "must not block" mark ({@link Invocable#isNonBlockingInvocation()})
+ * for as long as it produces; it drops the mark only to eat a task after handing production over.
+ *
  * <p>Thread-safety: one thread produces at a time (one CAS to take production, none to hand it off: the owner passes
  * it to the reserved thread with the task). The mode counters are {@link java.util.concurrent.atomic.LongAdder}s.
  */
@@ -37,7 +40,7 @@ public final class AdaptiveExecutionStrategy extends AbstractExecutionStrategy i
     private final TryExecutor threads;
     private final Executor blockingExecutor;
     // Runs on a reserved thread that was handed production: it owns production already.
-    private final Runnable handedOver = Invocable.task(InvocationType.BLOCKING, () -> produceLoop());
+    private final Runnable handedOver = Invocable.task(InvocationType.BLOCKING, this::runProduction);
 
     /**
      * A strategy whose blocking tasks run on the same pool that produces.
@@ -62,7 +65,9 @@ public final class AdaptiveExecutionStrategy extends AbstractExecutionStrategy i
     }
 
     @Override
-    void produceLoop() {
+    void produceLoop(boolean nonBlockingCaller) {
+        // The producing thread carries the "must not block" mark (set by runProduction): non-blocking tasks and EITHER
+        // tasks invoked in non-blocking mode run with it, at no cost per task.
         while (true) {
             Runnable task = Tasks.produce(producer);
             if (task == null) {
@@ -77,31 +82,20 @@ public final class AdaptiveExecutionStrategy extends AbstractExecutionStrategy i
                 Tasks.run(task);
                 continue;
             }
-            boolean nonBlockingCaller = Invocable.isNonBlockingInvocation();
             if (!nonBlockingCaller && threads.tryExecute(handedOver)) {
-                // Production now belongs to the reserved thread: eat the task with a hot cache and leave.
+                // Production now belongs to the reserved thread: eat the task with a hot cache and leave. This thread
+                // no longer produces, so it may block in the task: the mark is lifted (and restored by runProduction).
                 counters.executeProduceConsume.increment();
+                NonBlockingFlag.clear();
                 Tasks.run(task);
                 return;
             }
             if (type == InvocationType.EITHER) {
                 counters.produceInvokeConsume.increment();
-                invokeNonBlocking(task);
+                Tasks.run(task); // in non-blocking mode: this thread still produces and carries the mark
             } else {
                 counters.produceExecuteConsume.increment();
                 Tasks.execute(blockingExecutor, task);
-            }
-        }
-    }
-
-    private static void invokeNonBlocking(Runnable task) {
-        // Same as Invocable.invokeNonBlocking, without allocating a wrapper per task.
-        boolean alreadyNonBlocking = NonBlockingFlag.set();
-        try {
-            Tasks.run(task);
-        } finally {
-            if (!alreadyNonBlocking) {
-                NonBlockingFlag.clear();
             }
         }
     }

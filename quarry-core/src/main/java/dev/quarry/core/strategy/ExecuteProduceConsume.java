@@ -23,7 +23,7 @@ public final class ExecuteProduceConsume extends AbstractExecutionStrategy {
     }
 
     @Override
-    void produceLoop() {
+    void produceLoop(boolean nonBlockingCaller) {
         while (true) {
             Runnable task = Tasks.produce(producer);
             if (task == null) {
@@ -36,7 +36,7 @@ public final class ExecuteProduceConsume extends AbstractExecutionStrategy {
             dispatch();
             state.releaseProduction();
             counters.executeProduceConsume.increment();
-            Tasks.run(task);
+            Tasks.consume(task);
             if (!state.tryStartProducing()) {
                 return; // another thread is producing and has been asked to produce again
             }

@@ -21,7 +21,7 @@ public final class ProduceConsume extends AbstractExecutionStrategy {
     }
 
     @Override
-    void produceLoop() {
+    void produceLoop(boolean nonBlockingCaller) {
         while (true) {
             Runnable task = Tasks.produce(producer);
             if (task == null) {
@@ -31,7 +31,7 @@ public final class ProduceConsume extends AbstractExecutionStrategy {
                 continue;
             }
             counters.produceConsume.increment();
-            Tasks.run(task);
+            Tasks.consume(task);
         }
     }
 }

@@ -26,7 +26,7 @@ public final class ProduceExecuteConsume extends AbstractExecutionStrategy {
     }
 
     @Override
-    void produceLoop() {
+    void produceLoop(boolean nonBlockingCaller) {
         while (true) {
             Runnable task = Tasks.produce(producer);
             if (task == null) {

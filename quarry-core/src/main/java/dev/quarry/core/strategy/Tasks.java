@@ -1,5 +1,8 @@
 package dev.quarry.core.strategy;
 
+import dev.quarry.core.Invocable;
+import dev.quarry.core.InvocationType;
+import dev.quarry.core.internal.NonBlockingFlag;
 import java.lang.System.Logger.Level;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -16,6 +19,31 @@ final class Tasks {
             task.run();
         } catch (Throwable x) {
             LOG.log(Level.WARNING, "task failed: " + task, x);
+        }
+    }
+
+    /**
+     * Consumes a produced task in place, on a thread that owns production (so carries the "must not block" mark): a
+     * {@link InvocationType#NON_BLOCKING} task runs with the mark; any other task runs without it, since the strategy
+     * chose to let this thread block in it, and the mark is set again afterwards.
+     *
+     * @param task the task
+     */
+    static void consume(Runnable task) {
+        if (Invocable.invocationTypeOf(task) == InvocationType.NON_BLOCKING) {
+            run(task);
+        } else {
+            runBlocking(task);
+        }
+    }
+
+    /** Runs a task that may block on a thread marked non-blocking: the mark is cleared while it runs. */
+    static void runBlocking(Runnable task) {
+        NonBlockingFlag.clear();
+        try {
+            run(task);
+        } finally {
+            NonBlockingFlag.set();
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.quarry.core.thread;
 
+import dev.quarry.core.internal.MarkableThread;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
@@ -17,7 +18,7 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Thread-safety: the loop's state is confined to this thread; {@link #current} and the {@link TaskCounters} are
  * written only by it and read racily by statistics and dumps.
  */
-final class PoolThread extends Thread {
+final class PoolThread extends MarkableThread {
     private static final System.Logger LOG = System.getLogger(ThreadPool.class.getName());
     private static final VarHandle CURRENT;
 
@@ -44,7 +45,7 @@ final class PoolThread extends Thread {
 
     PoolThread(ThreadPool pool, String name, Runnable firstTask) {
         // Not inheriting inheritable thread locals: a pool thread may be started by any producer thread.
-        super(null, null, name, 0, false);
+        super(null, null, name, false);
         this.pool = pool;
         this.firstTask = firstTask;
     }

@@ -4,6 +4,7 @@ import dev.quarry.core.Dumpable;
 import dev.quarry.core.Invocable;
 import dev.quarry.core.InvocationType;
 import dev.quarry.core.LifeCycle;
+import dev.quarry.core.internal.MarkableThread;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -55,10 +56,11 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <h2>Where tasks run</h2>
  *
- * <p>By {@link Invocable#invocationTypeOf(Object) invocation type}: a {@link InvocationType#NON_BLOCKING} task runs on
- * the ticker thread (which marks itself as in a non-blocking invocation); any other task is handed to the executor
- * given at construction, by default a new virtual thread per task. A task that throws is logged with
- * {@link System.Logger} and counted ({@link #failedCount()}), and does not disturb the timer.
+ * <p>On the executor given at construction, by default a new virtual thread per task: the ticker only moves timeouts
+ * and hands expired tasks off, so that no task can delay the other timeouts or block the thread that drives them. A
+ * {@link InvocationType#NON_BLOCKING} task runs with the "must not block" mark set
+ * ({@link Invocable#isNonBlockingInvocation()}), as the ticker itself does while it ticks. A task that throws is logged
+ * with {@link System.Logger} and counted ({@link #failedCount()}), and does not disturb the timer.
  *
  * <h2>Coarse clock</h2>
  *
@@ -225,13 +227,14 @@ public final class HashedWheelTimer implements LifeCycle, Dumpable {
         return count;
     }
 
-    /** Ticker only: runs one expired task where its invocation type says. Never throws. */
+    /**
+     * Ticker only: hands one expired task to the executor (the ticker runs only the timer's own checks, so that no task
+     * can delay every other timeout of the server or block the one thread that drives them). Never throws.
+     */
     void fire(Object task) {
         try {
             if (task instanceof TickerTask tickerTask) {
                 tickerTask.runOnTicker();
-            } else if (Invocable.invocationTypeOf(task) == InvocationType.NON_BLOCKING) {
-                ((Runnable) task).run();
             } else {
                 execute((Runnable) task);
             }
@@ -240,7 +243,10 @@ public final class HashedWheelTimer implements LifeCycle, Dumpable {
         }
     }
 
-    /** Hands a task that may block to the executor; failures of the task and of the executor are logged. */
+    /**
+     * Hands a task to the executor; a {@link InvocationType#NON_BLOCKING} one runs there with the "must not block"
+     * mark set. Failures of the task and of the executor are logged.
+     */
     void execute(Runnable task) {
         try {
             executor.execute(new Guarded(task));
@@ -360,7 +366,8 @@ public final class HashedWheelTimer implements LifeCycle, Dumpable {
                 stripe.reopen();
             }
             Ticker starting = new Ticker(this, stripes, wheelSize, tickNanos);
-            Thread thread = Thread.ofPlatform().name(name).daemon(true).unstarted(starting);
+            Thread thread = new MarkableThread(null, starting, name, false);
+            thread.setDaemon(true);
             starting.bind(thread);
             clock = System.nanoTime();
             lastTicker = starting;
@@ -374,8 +381,7 @@ public final class HashedWheelTimer implements LifeCycle, Dumpable {
     /**
      * Stops the timer: cancels every timeout that has not expired (their tasks never run), makes scheduling fail from
      * now on, and waits for the ticker thread to exit, so that no task starts on the ticker after this returns (tasks
-     * already handed to the executor may still be running). Called from a task on the ticker, it does not wait: the
-     * ticker exits after its current tick. Does nothing if the timer is stopped.
+     * already handed to the executor may still be running). Does nothing if the timer is stopped.
      */
     @Override
     public void stop() {
@@ -401,6 +407,12 @@ public final class HashedWheelTimer implements LifeCycle, Dumpable {
                     () -> "the ticker " + thread + " of " + name + " did not exit within "
                             + TimeUnit.NANOSECONDS.toSeconds(STOP_WAIT_NANOS) + " s: a non-blocking task blocks it");
         }
+    }
+
+    /** @return the thread of the running ticker, or null when stopped: for tests */
+    Thread tickerThread() {
+        Ticker current = ticker;
+        return current == null ? null : current.thread();
     }
 
     /** Waits, uninterruptibly but bounded, for a ticker thread to end; keeps the caller's interrupt status. */
@@ -478,7 +490,11 @@ public final class HashedWheelTimer implements LifeCycle, Dumpable {
         @Override
         public void run() {
             try {
-                task.run();
+                if (Invocable.invocationTypeOf(task) == InvocationType.NON_BLOCKING) {
+                    Invocable.invokeNonBlocking(task);
+                } else {
+                    task.run();
+                }
             } catch (Throwable x) {
                 failed(task, x);
             }

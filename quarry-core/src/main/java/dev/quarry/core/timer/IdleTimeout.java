@@ -15,9 +15,10 @@ import java.util.concurrent.TimeUnit;
  * activity: if there was activity, it schedules itself again for the time that is left; otherwise the timeout expires
  * and {@link #onIdleExpired()} runs. So a busy connection schedules one timeout per idle period, not one per read.
  *
- * <p>The expiry action runs where its {@link #invocationType() invocation type} says: on the ticker if
- * {@link InvocationType#NON_BLOCKING}, otherwise on the timer's executor. If the action neither stops this timeout nor
- * produces activity, it runs again after another full idle period.
+ * <p>The check runs on the ticker (it only compares two timestamps); the expiry action is always handed to the timer's
+ * executor, with the "must not block" mark set when its {@link #invocationType() invocation type} is
+ * {@link InvocationType#NON_BLOCKING}. If the action neither stops this timeout nor produces activity, it runs again
+ * after another full idle period.
  *
  * <p><b>Precision:</b> activity is timestamped with the coarse clock, which lags real time by up to one tick, and
  * each check fires up to two ticks after its delay, so the timeout expires between one tick before and about three
@@ -95,9 +96,8 @@ public abstract class IdleTimeout extends TickerTask implements Invocable {
     protected abstract void onIdleExpired();
 
     /**
-     * How {@link #onIdleExpired()} behaves; {@link InvocationType#BLOCKING} (run on the timer's executor) unless
-     * overridden. Return {@link InvocationType#NON_BLOCKING} for an action that only flags or wakes something, so
-     * that it runs on the ticker without a thread hand-off.
+     * How {@link #onIdleExpired()} behaves; {@link InvocationType#BLOCKING} unless overridden. Either way it runs on the
+     * timer's executor; a {@link InvocationType#NON_BLOCKING} action runs there with the "must not block" mark set.
      */
     @Override
     public InvocationType invocationType() {
@@ -231,11 +231,9 @@ public abstract class IdleTimeout extends TickerTask implements Invocable {
         // so that if it does neither, it runs again only after another full idle period.
         LAST_ACTIVITY.setOpaque(this, now);
         if (replace(current, idle)) {
-            if (invocationType() == InvocationType.NON_BLOCKING) {
-                onIdleExpired(); // on the ticker: HashedWheelTimer.fire() logs what it throws
-            } else {
-                timer.execute(new Expiry());
-            }
+            // Never on the ticker, even when non-blocking: an expiry closes a connection and fails its callbacks, work
+            // whose size the ticker cannot bound, and every other timeout of the server waits while the ticker works.
+            timer.execute(new Expiry());
         }
     }
 
@@ -262,10 +260,15 @@ public abstract class IdleTimeout extends TickerTask implements Invocable {
     }
 
     /** The expiry action handed to the executor. */
-    private final class Expiry implements Runnable {
+    private final class Expiry implements Invocable.Task {
         @Override
         public void run() {
             onIdleExpired();
+        }
+
+        @Override
+        public InvocationType invocationType() {
+            return IdleTimeout.this.invocationType();
         }
 
         @Override

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.quarry.core.Invocable;
 import dev.quarry.core.InvocationType;
+import dev.quarry.core.test.BlockingDetector.BlockingAllowed;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -157,6 +158,7 @@ class AdaptiveExecutionStrategyTest {
     }
 
     @Test
+    @BlockingAllowed("the producer waits on a gate, on purpose, to hold a race window open")
     void produceWhileAnotherThreadProducesMakesThatThreadProduceAgain() throws Exception {
         executor = new HandOffExecutor(1, 0);
         CountDownLatch aboutToReturnNull = new CountDownLatch(1);

@@ -11,7 +11,6 @@ import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -34,18 +33,8 @@ class HashedWheelTimerLifeCycleTest {
         timer.stop();
     }
 
-    private Thread tickerThread() throws InterruptedException {
-        AtomicReference<Thread> ticker = new AtomicReference<>();
-        CountDownLatch done = new CountDownLatch(1);
-        timer.schedule(
-                Invocable.task(InvocationType.NON_BLOCKING, () -> {
-                    ticker.set(Thread.currentThread());
-                    done.countDown();
-                }),
-                0,
-                TimeUnit.MILLISECONDS);
-        Await.latch(done, "probe task");
-        return ticker.get();
+    private Thread tickerThread() {
+        return timer.tickerThread();
     }
 
     @Test
@@ -82,18 +71,18 @@ class HashedWheelTimerLifeCycleTest {
     }
 
     @Test
-    void aTaskOnTheTickerMayStopTheTimer() throws Exception {
+    void aTaskMayStopTheTimer() throws Exception {
         CountDownLatch stopped = new CountDownLatch(1);
         Thread ticker = tickerThread();
         Timeout later = timer.schedule(() -> {}, 1, TimeUnit.HOURS);
         timer.schedule(
-                Invocable.task(InvocationType.NON_BLOCKING, () -> {
-                    timer.stop(); // must not wait for its own thread
+                Invocable.task(InvocationType.BLOCKING, () -> {
+                    timer.stop(); // waits for the ticker, which only handed this task off
                     stopped.countDown();
                 }),
                 1,
                 TimeUnit.MILLISECONDS);
-        Await.latch(stopped, "stop from the ticker");
+        Await.latch(stopped, "stop from a timer task");
         assertFalse(timer.isRunning());
         assertThrows(IllegalStateException.class, () -> timer.schedule(() -> {}, 1, TimeUnit.SECONDS));
         ticker.join(Await.TIMEOUT.toMillis());

@@ -2,6 +2,7 @@ package dev.quarry.core.timer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -10,6 +11,7 @@ import dev.quarry.core.InvocationType;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -47,6 +49,7 @@ class IdleTimeoutTest {
         final AtomicReference<Thread> thread = new AtomicReference<>();
         final AtomicLong at = new AtomicLong();
         final InvocationType type;
+        volatile boolean markedNonBlocking;
 
         Recording(HashedWheelTimer timer, InvocationType type, int expect) {
             super(timer);
@@ -56,6 +59,7 @@ class IdleTimeoutTest {
 
         @Override
         protected void onIdleExpired() {
+            markedNonBlocking = Invocable.isNonBlockingInvocation();
             at.set(System.nanoTime());
             thread.set(Thread.currentThread());
             expiries.incrementAndGet();
@@ -111,7 +115,7 @@ class IdleTimeoutTest {
     }
 
     @Test
-    void aNonBlockingActionRunsOnTheTickerAndABlockingOneOnTheExecutor() throws Exception {
+    void everyActionRunsOffTheTickerAndOnlyANonBlockingOneCarriesTheMark() throws Exception {
         Recording nonBlocking = new Recording(timer, InvocationType.NON_BLOCKING, 1);
         Recording blocking = new Recording(timer, InvocationType.BLOCKING, 1);
         for (Recording idle : new Recording[] {nonBlocking, blocking}) {
@@ -120,23 +124,29 @@ class IdleTimeoutTest {
         }
         Await.latch(nonBlocking.expired, "non-blocking expiry");
         Await.latch(blocking.expired, "blocking expiry");
-        assertEquals("idle-ticker", nonBlocking.thread.get().getName());
+        assertTrue(
+                nonBlocking.thread.get().isVirtual(), nonBlocking.thread.get().toString());
         assertTrue(blocking.thread.get().isVirtual(), blocking.thread.get().toString());
+        assertTrue(nonBlocking.markedNonBlocking, "a non-blocking expiry runs with the must-not-block mark");
+        assertFalse(blocking.markedNonBlocking, "a blocking expiry may block");
     }
 
     @Test
-    void aRunnableActionIsRunWhereItsInvocationTypeSays() throws Exception {
+    void aRunnableActionDeclaresTheInvocationTypeOfTheRunnable() throws Exception {
         AtomicReference<Thread> ranOn = new AtomicReference<>();
+        AtomicBoolean marked = new AtomicBoolean();
         CountDownLatch expired = new CountDownLatch(1);
         IdleTimeout idle =
                 IdleTimeout.of(timer, Duration.ofMillis(20), Invocable.task(InvocationType.NON_BLOCKING, () -> {
                     ranOn.set(Thread.currentThread());
+                    marked.set(Invocable.isNonBlockingInvocation());
                     expired.countDown();
                 }));
         assertEquals(InvocationType.NON_BLOCKING, idle.invocationType());
         idle.start();
         Await.latch(expired, "expiry");
-        assertEquals("idle-ticker", ranOn.get().getName());
+        assertNotEquals("idle-ticker", ranOn.get().getName(), "the ticker only hands expiries off");
+        assertTrue(marked.get());
     }
 
     @Test
