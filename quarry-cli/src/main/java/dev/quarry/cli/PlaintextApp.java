@@ -1,6 +1,7 @@
 package dev.quarry.cli;
 
 import dev.quarry.core.Callback;
+import dev.quarry.core.InvocationType;
 import dev.quarry.http.HttpHeader;
 import dev.quarry.http.PreEncodedHttpField;
 import dev.quarry.server.AsyncHandler;
@@ -28,5 +29,11 @@ final class PlaintextApp implements AsyncHandler {
     @Override
     public String toString() {
         return "PlaintextApp";
+    }
+
+    /** @return {@link InvocationType#NON_BLOCKING}: it only computes and writes, in place */
+    @Override
+    public InvocationType invocationType() {
+        return InvocationType.NON_BLOCKING;
     }
 }

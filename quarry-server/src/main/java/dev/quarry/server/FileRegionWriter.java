@@ -1,6 +1,7 @@
 package dev.quarry.server;
 
 import dev.quarry.core.Callback;
+import dev.quarry.core.Invocable;
 import dev.quarry.core.InvocationType;
 import dev.quarry.core.IteratingCallback;
 import java.io.EOFException;
@@ -11,9 +12,12 @@ import java.nio.channels.FileChannel;
 /**
  * Writes a file region through {@link Response#write(boolean, ByteBuffer, Callback)}, one chunk at a time: read a
  * chunk, write it, and read the next only when the write completed, so at most one chunk is buffered however slow the
- * client. Used when zero-copy transfer is not possible. File reads are plain positional reads: for a file in the page
- * cache they do not block in any meaningful sense, and a server that must never touch the disk on an I/O thread should
- * run its file handler as blocking.
+ * client. Used when zero-copy transfer is not possible (chunked framing, TLS, HTTP/2, a wrapped response).
+ *
+ * <p>A file read may block (a slow disk, a network file system), so it never runs on a thread that must not block: the
+ * writer declares {@link InvocationType#BLOCKING}, so that a write completed by a selector resumes it on a thread that
+ * may block, and when it is resumed on a marked thread anyway (a write that completed at once, in place) it moves to a
+ * virtual thread before reading. Either way the next chunk is read only once the previous one was written.
  */
 final class FileRegionWriter extends IteratingCallback {
     static final int CHUNK = 32 * 1024;
@@ -50,20 +54,36 @@ final class FileRegionWriter extends IteratingCallback {
     }
 
     @Override
-    protected Action process() throws IOException {
+    protected Action process() {
         if (position >= end) {
             return Action.SUCCEEDED;
         }
+        if (Invocable.isNonBlockingInvocation()) {
+            // Resumed where reading must not happen: the step (read, then write) runs on a virtual thread.
+            Thread.ofVirtual().name("quarry-file-read").start(this::step);
+        } else {
+            step();
+        }
+        return Action.SCHEDULED;
+    }
+
+    /** Reads the next chunk and writes it; the write's completion (this callback) continues the iteration. */
+    private void step() {
         buffer.clear();
         buffer.limit((int) Math.min(buffer.capacity(), end - position));
-        int read = file.read(buffer, position);
-        if (read < 0) {
-            throw new EOFException("file ended at " + position + ", before the region end " + end);
+        int read;
+        try {
+            read = file.read(buffer, position);
+            if (read < 0) {
+                throw new EOFException("file ended at " + position + ", before the region end " + end);
+            }
+        } catch (IOException x) {
+            failed(x);
+            return;
         }
         position += read;
         buffer.flip();
         response.write(last && position >= end, buffer, this);
-        return Action.SCHEDULED;
     }
 
     @Override
@@ -78,6 +98,6 @@ final class FileRegionWriter extends IteratingCallback {
 
     @Override
     public InvocationType invocationType() {
-        return InvocationType.NON_BLOCKING;
+        return InvocationType.BLOCKING;
     }
 }

@@ -47,6 +47,27 @@ final class PathPattern {
         return new PathPattern(segments, parameter, rest);
     }
 
+    /** @return whether the path matches; allocates nothing */
+    boolean matches(String path) {
+        int position = 1; // after the leading "/"
+        for (int i = 0; i < segments.length; i++) {
+            if (position > path.length()) {
+                return false;
+            }
+            int slash = path.indexOf('/', position);
+            int end = slash < 0 ? path.length() : slash;
+            if (parameter[i] ? end == position : !isLiteral(path, position, end, segments[i])) {
+                return false;
+            }
+            position = end + 1;
+        }
+        return rest || position > path.length();
+    }
+
+    private static boolean isLiteral(String path, int from, int end, String segment) {
+        return end - from == segment.length() && path.regionMatches(from, segment, 0, segment.length());
+    }
+
     /** @return the captured parameters, or null if the path does not match */
     Map<String, String> match(String path) {
         Map<String, String> params = null;

@@ -50,39 +50,64 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class Server implements Dumpable {
     private static final System.Logger LOG = System.getLogger(Server.class.getName());
 
-    private final ServerBuilder config;
+    private final ServerConfig config;
     private final ReentrantLock lock = new ReentrantLock();
     private final List<ServerConnector> connectors = new ArrayList<>();
     private final ServerStatistics statistics = new ServerStatistics();
     private final AsyncHandler handler;
-    private HashedWheelTimer timer;
-    private ThreadPool threadPool;
-    private BoundedVirtualThreadExecutor virtualThreads;
-    private ByteBufferPool buffers;
-    private DateField dateField;
-    private HandlerInvoker invoker;
-    private final List<StatusContributor> contributors;
+    private final HashedWheelTimer timer;
+    private final ThreadPool threadPool;
+    private final ByteBufferPool buffers;
+    private final DateField dateField;
+    private volatile BoundedVirtualThreadExecutor virtualThreads;
+    private volatile HandlerInvoker invoker;
     private final List<javax.management.ObjectName> mbeans = new ArrayList<>();
     private volatile boolean running;
     private volatile long startedNanos;
 
-    Server(ServerBuilder config) {
+    Server(ServerConfig config) {
         this.config = config;
-        this.contributors = List.copyOf(config.contributors);
-        if (config.statusPath != null) {
+        this.handler = rootHandler(config);
+        this.timer = HashedWheelTimer.builder().name(config.name() + "-timer").build();
+        int selectorThreads = config.selectors() * config.listeners().size();
+        this.threadPool = ThreadPool.builder()
+                .name(config.name())
+                .minThreads(Math.max(config.minThreads(), selectorThreads))
+                .maxThreads(Math.max(config.maxThreads(), selectorThreads + 1))
+                .reservedThreads(config.reservedThreads())
+                .build();
+        this.buffers = config.buffers().orElseGet(BucketedByteBufferPool::new);
+        this.dateField = new DateField(timer);
+    }
+
+    /**
+     * The root handler of a snapshot: a fresh router for the routes, the status page and the filters, whose fallback
+     * is the handler; the handler alone when there is nothing else (no router on the way of every request).
+     */
+    private AsyncHandler rootHandler(ServerConfig config) {
+        if (config.routes().isEmpty()
+                && config.statusPath().isEmpty()
+                && config.filters().isEmpty()) {
+            return config.handler().orElseThrow();
+        }
+        Router router = new Router();
+        for (ServerBuilder.RouteSpec route : config.routes()) {
+            router.route(route.spec(), route.handler());
+        }
+        config.statusPath().ifPresent(path -> {
             StatusHandler status = new StatusHandler(this::status);
-            Router router = config.router != null ? config.router : (config.router = new Router());
-            router.route("GET " + config.statusPath, status);
-            router.route("GET " + config.statusPath + ".json", status);
-        }
-        if (config.router != null) {
-            if (config.handler != null) {
-                config.router.fallback(config.handler);
+            router.route("GET " + path, status);
+            router.route("GET " + path + ".json", status);
+        });
+        config.handler().ifPresent(router::fallback);
+        for (ServerBuilder.FilterSpec filter : config.filters()) {
+            if (filter.pathPattern().isPresent()) {
+                router.filter(filter.pathPattern().get(), filter.filter());
+            } else {
+                router.filter(filter.filter());
             }
-            this.handler = config.router;
-        } else {
-            this.handler = config.handler;
         }
+        return router;
     }
 
     /** @return a builder */
@@ -106,7 +131,7 @@ public final class Server implements Dumpable {
             doStart();
             startedNanos = System.nanoTime();
             running = true;
-            if (config.jmx) {
+            if (config.jmx()) {
                 registerMBeans();
             }
             return this;
@@ -119,7 +144,7 @@ public final class Server implements Dumpable {
     }
 
     private void doStart() throws IOException {
-        for (dev.quarry.core.LifeCycle component : config.managed) {
+        for (dev.quarry.core.LifeCycle component : config.managed()) {
             try {
                 component.start();
             } catch (IOException | RuntimeException x) {
@@ -128,37 +153,27 @@ public final class Server implements Dumpable {
                 throw new IOException("cannot start " + component + ": " + x.getMessage(), x);
             }
         }
-        timer = HashedWheelTimer.builder().name(config.name + "-timer").build();
         timer.start();
-        threadPool = ThreadPool.builder()
-                .name(config.name)
-                .minThreads(Math.max(config.minThreads, config.selectors * config.listeners.size()))
-                .maxThreads(Math.max(config.maxThreads, config.selectors * config.listeners.size() + 1))
-                .reservedThreads(config.reservedThreads)
-                .build();
         threadPool.start();
         Executor blocking;
-        if (config.virtualThreads) {
+        if (config.virtualThreads()) {
+            // A new one per start: a stopped executor refuses work for good.
             virtualThreads = new BoundedVirtualThreadExecutor(
-                    config.name + "-handler", config.maxConcurrentRequests, config.maxQueuedRequests);
+                    config.name() + "-handler", config.maxConcurrentRequests(), config.maxQueuedRequests());
             blocking = virtualThreads;
         } else {
             blocking = threadPool;
         }
         invoker = new HandlerInvoker(
-                blocking, config.virtualThreads, config.maxConcurrentRequests + config.maxQueuedRequests);
-        if (handler instanceof Router router) {
-            router.bind(invoker);
-        }
-        buffers = config.buffers != null ? config.buffers : new BucketedByteBufferPool();
-        dateField = new DateField(timer);
+                blocking, config.virtualThreads(), config.maxConcurrentRequests() + config.maxQueuedRequests());
+        freeze(handler);
         dateField.start();
         Optional<PreEncodedHttpField> serverField =
-                config.httpConfig.serverName().map(name -> new PreEncodedHttpField(HttpHeader.SERVER, name));
+                config.httpConfig().serverName().map(name -> new PreEncodedHttpField(HttpHeader.SERVER, name));
         ServerContext context = new ServerContext(
                 handler,
                 invoker,
-                config.httpConfig,
+                config.httpConfig(),
                 buffers,
                 timer,
                 dateField,
@@ -166,8 +181,8 @@ public final class Server implements Dumpable {
                 statistics,
                 Optional.empty(),
                 threadPool,
-                config.http2Config);
-        if (config.h2c) {
+                config.http2Config());
+        if (config.h2c()) {
             context = context.withHttp2(Optional.of(new Http2ConnectionFactory(context)));
         }
         List<ConnectionFactory> mixed = new ArrayList<>();
@@ -177,22 +192,29 @@ public final class Server implements Dumpable {
         }
         List<ConnectionFactory> http2Only = List.of(new Http2OnlyConnectionFactory(context));
         int index = 0;
-        for (ServerBuilder.ListenSpec listen : config.listeners) {
+        for (ServerBuilder.ListenSpec listen : config.listeners()) {
             ServerConnector.Config connectorConfig = new ServerConnector.Config(
-                    config.name + "-" + index++,
+                    config.name() + "-" + index++,
                     listen.host(),
                     listen.port(),
                     listen.unix(),
-                    config.acceptQueueSize,
-                    config.acceptors,
-                    config.selectors,
-                    config.maxConnections,
-                    config.idleTimeout,
+                    config.acceptQueueSize(),
+                    config.acceptors(),
+                    config.selectors(),
+                    config.maxConnections(),
+                    config.idleTimeout(),
                     listen.http2Only() ? http2Only : mixed);
             ServerConnector connector = ServerConnector.create(connectorConfig, threadPool, IdleTimeouts.of(timer));
             connector.start();
             connectors.add(connector);
             LOG.log(Level.INFO, "Started " + connector.describe());
+        }
+    }
+
+    /** Fixes the routes and filters of the routers of the tree, and the invocation type they add up to. */
+    private static void freeze(AsyncHandler root) {
+        if (root instanceof Router router) {
+            router.freeze();
         }
     }
 
@@ -227,7 +249,7 @@ public final class Server implements Dumpable {
             for (ServerConnector connector : connectors) {
                 connector.stopAccepting();
             }
-            Duration timeout = config.shutdownTimeout;
+            Duration timeout = config.shutdownTimeout();
             long deadline = System.nanoTime() + timeout.toNanos();
             for (ServerConnector connector : connectors) {
                 Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
@@ -237,7 +259,7 @@ public final class Server implements Dumpable {
             }
             unregisterMBeans();
             stopQuietly();
-            LOG.log(Level.INFO, "Stopped " + config.name);
+            LOG.log(Level.INFO, "Stopped " + config.name());
         } finally {
             lock.unlock();
         }
@@ -252,26 +274,24 @@ public final class Server implements Dumpable {
             }
         }
         connectors.clear();
-        for (dev.quarry.core.LifeCycle component : config.managed) {
+        BoundedVirtualThreadExecutor handlers = virtualThreads;
+        if (handlers != null) {
+            handlers.stop(); // queued handlers never start once the server has stopped
+        }
+        for (dev.quarry.core.LifeCycle component : config.managed()) {
             try {
                 component.stop();
             } catch (Exception x) {
                 LOG.log(Level.WARNING, "stopping " + component, x);
             }
         }
-        if (dateField != null) {
-            dateField.stop();
-        }
+        dateField.stop();
         try {
-            if (threadPool != null) {
-                threadPool.stop();
-            }
+            threadPool.stop();
         } catch (Exception x) {
             LOG.log(Level.WARNING, "stopping " + threadPool, x);
         }
-        if (timer != null) {
-            timer.stop();
-        }
+        timer.stop();
     }
 
     /** @return true between {@link #start()} and {@link #stop()} */
@@ -357,8 +377,8 @@ public final class Server implements Dumpable {
         Map<String, Object> server = new LinkedHashMap<>();
         server.put("java", Runtime.version().toString());
         server.put("cores", Runtime.getRuntime().availableProcessors());
-        server.put("virtual threads", config.virtualThreads ? "on" : "off");
-        server.put("h2c", config.h2c ? "on" : "off");
+        server.put("virtual threads", config.virtualThreads() ? "on" : "off");
+        server.put("h2c", config.h2c() ? "on" : "off");
         server.put(
                 "heap used MiB",
                 (Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory()) / (1024 * 1024));
@@ -464,7 +484,7 @@ public final class Server implements Dumpable {
             t.put("cancelled", timer.cancelledCount());
             sections.put("timer", t);
         }
-        for (StatusContributor contributor : contributors) {
+        for (StatusContributor contributor : config.contributors()) {
             try {
                 sections.put(contributor.statusName(), contributor.status());
             } catch (RuntimeException x) {
@@ -472,7 +492,7 @@ public final class Server implements Dumpable {
             }
         }
         long uptime = running ? System.nanoTime() - startedNanos : 0;
-        return new ServerStatus(config.name, Duration.ofNanos(uptime), sections);
+        return new ServerStatus(config.name(), Duration.ofNanos(uptime), sections);
     }
 
     /** Registers the thread pool, the connectors and every MXBean given to the builder with the platform server. */
@@ -483,7 +503,7 @@ public final class Server implements Dumpable {
         for (ServerConnector connector : connectors) {
             register(server, connector, "type=Connector,index=" + index++);
         }
-        for (Map.Entry<String, Object> bean : config.mbeans.entrySet()) {
+        for (Map.Entry<String, Object> bean : config.mbeans().entrySet()) {
             register(server, bean.getValue(), bean.getKey());
         }
     }
@@ -491,7 +511,7 @@ public final class Server implements Dumpable {
     private void register(javax.management.MBeanServer server, Object bean, String properties) {
         try {
             javax.management.ObjectName name =
-                    new javax.management.ObjectName("dev.quarry:server=" + quote(config.name) + "," + properties);
+                    new javax.management.ObjectName("dev.quarry:server=" + quote(config.name()) + "," + properties);
             if (server.isRegistered(name)) {
                 server.unregisterMBean(name);
             }
@@ -541,10 +561,10 @@ public final class Server implements Dumpable {
 
     @Override
     public String toString() {
-        return "Server{" + config.name + (running ? ", running" : "") + ", virtualThreads=" + config.virtualThreads
-                + ", threads=" + config.minThreads + ".." + config.maxThreads + ", selectors=" + config.selectors
-                + ", maxConcurrentRequests=" + config.maxConcurrentRequests + ", maxQueuedRequests="
-                + config.maxQueuedRequests + ", idleTimeout=" + config.idleTimeout + ", shutdownTimeout="
-                + config.shutdownTimeout + ", h2c=" + config.h2c + ", handler=" + handler + "}";
+        return "Server{" + config.name() + (running ? ", running" : "") + ", virtualThreads=" + config.virtualThreads()
+                + ", threads=" + config.minThreads() + ".." + config.maxThreads() + ", selectors=" + config.selectors()
+                + ", maxConcurrentRequests=" + config.maxConcurrentRequests() + ", maxQueuedRequests="
+                + config.maxQueuedRequests() + ", idleTimeout=" + config.idleTimeout() + ", shutdownTimeout="
+                + config.shutdownTimeout() + ", h2c=" + config.h2c() + ", handler=" + handler + "}";
     }
 }

@@ -10,12 +10,19 @@ import java.util.Optional;
 
 /**
  * Configures a {@link Server} in code. Every setting has a default that a demanding user would pick; the effective
- * values are shown by {@link Server#toString()}.
+ * values are shown by {@link Server#toString()}. Setters check their arguments at once (a null, a negative count, a
+ * port out of range throws {@link IllegalArgumentException} or {@link NullPointerException} naming the setting).
+ *
+ * <p>{@link #build()} takes an immutable snapshot: the server it returns never sees later changes to this builder,
+ * and a builder may build several servers (each with routes of its own).
+ *
+ * <p>Thread-safety: not thread-safe; configure from one thread.
  */
 public final class ServerBuilder {
     final List<ListenSpec> listeners = new ArrayList<>();
     AsyncHandler handler;
-    Router router;
+    final List<RouteSpec> routes = new ArrayList<>();
+    final List<FilterSpec> filters = new ArrayList<>();
     boolean virtualThreads = true;
     int minThreads = 2;
     int maxThreads = Math.max(16, Runtime.getRuntime().availableProcessors() * 8);
@@ -48,7 +55,7 @@ public final class ServerBuilder {
      * @return this
      */
     public ServerBuilder http(int port) {
-        listeners.add(new ListenSpec(Optional.empty(), port, Optional.empty(), false));
+        listeners.add(new ListenSpec(Optional.empty(), checkPort(port), Optional.empty(), false));
         return this;
     }
 
@@ -61,7 +68,7 @@ public final class ServerBuilder {
      * @return this
      */
     public ServerBuilder http2(String host, int port) {
-        listeners.add(new ListenSpec(Optional.ofNullable(host), port, Optional.empty(), true));
+        listeners.add(new ListenSpec(Optional.ofNullable(host), checkPort(port), Optional.empty(), true));
         return this;
     }
 
@@ -73,7 +80,8 @@ public final class ServerBuilder {
      * @return this
      */
     public ServerBuilder http(String host, int port) {
-        listeners.add(new ListenSpec(Optional.of(host), port, Optional.empty(), false));
+        Objects.requireNonNull(host, "host (use http(port) for all interfaces)");
+        listeners.add(new ListenSpec(Optional.of(host), checkPort(port), Optional.empty(), false));
         return this;
     }
 
@@ -84,6 +92,7 @@ public final class ServerBuilder {
      * @return this
      */
     public ServerBuilder unix(Path path) {
+        Objects.requireNonNull(path, "path");
         listeners.add(new ListenSpec(Optional.empty(), 0, Optional.of(path), false));
         return this;
     }
@@ -117,8 +126,7 @@ public final class ServerBuilder {
      * @return this
      */
     public ServerBuilder route(String spec, Handler handler) {
-        router().route(spec, handler);
-        return this;
+        return route(spec, Handlers.blocking(handler));
     }
 
     /**
@@ -127,17 +135,61 @@ public final class ServerBuilder {
      * @param spec the route
      * @param handler runs as its invocation type says
      * @return this
+     * @throws IllegalArgumentException if the spec is malformed
      */
     public ServerBuilder route(String spec, AsyncHandler handler) {
-        router().route(spec, handler);
+        Objects.requireNonNull(spec, "spec");
+        Objects.requireNonNull(handler, "handler");
+        new Router().route(spec, handler); // validates the spec now, not at build()
+        routes.add(new RouteSpec(spec, handler));
         return this;
     }
 
-    private Router router() {
-        if (router == null) {
-            router = new Router();
-        }
-        return router;
+    /**
+     * Adds a filter around every request: see {@link Filter}. Filters run in the order added, the first outermost,
+     * around the routes and the root handler alike.
+     *
+     * @param filter the filter
+     * @return this
+     */
+    public ServerBuilder filter(Filter filter) {
+        filters.add(new FilterSpec(Optional.empty(), Objects.requireNonNull(filter, "filter")));
+        return this;
+    }
+
+    /**
+     * Adds a filter for the requests whose path matches a pattern: see {@link Router#filter(String, Filter)}.
+     *
+     * @param pathPattern e.g. {@code /admin/*}
+     * @param filter the filter
+     * @return this
+     */
+    public ServerBuilder filter(String pathPattern, Filter filter) {
+        Objects.requireNonNull(pathPattern, "pathPattern");
+        Objects.requireNonNull(filter, "filter");
+        new Router().filter(pathPattern, filter); // validates the pattern now
+        filters.add(new FilterSpec(Optional.of(pathPattern), filter));
+        return this;
+    }
+
+    /**
+     * Runs a blocking handler before every request: see {@link Filter#before(Handler)}.
+     *
+     * @param handler runs first; the request stops there if it commits the response
+     * @return this
+     */
+    public ServerBuilder before(Handler handler) {
+        return filter(Filter.before(handler));
+    }
+
+    /**
+     * Runs a blocking handler after every request: see {@link Filter#after(Handler)}.
+     *
+     * @param handler runs once the handler completed
+     * @return this
+     */
+    public ServerBuilder after(Handler handler) {
+        return filter(Filter.after(handler));
     }
 
     /**
@@ -155,6 +207,7 @@ public final class ServerBuilder {
      * @return this
      */
     public ServerBuilder maxThreads(int max) {
+        checkAtLeast("maxThreads", max, 1);
         this.maxThreads = max;
         this.minThreads = Math.min(minThreads, max);
         return this;
@@ -165,6 +218,7 @@ public final class ServerBuilder {
      * @return this
      */
     public ServerBuilder minThreads(int min) {
+        checkAtLeast("minThreads", min, 0);
         this.minThreads = min;
         return this;
     }
@@ -175,6 +229,7 @@ public final class ServerBuilder {
      * @return this
      */
     public ServerBuilder reservedThreads(int reserved) {
+        checkAtLeast("reservedThreads", reserved, -1);
         this.reservedThreads = reserved;
         return this;
     }
@@ -184,6 +239,7 @@ public final class ServerBuilder {
      * @return this
      */
     public ServerBuilder selectors(int selectors) {
+        checkAtLeast("selectors", selectors, 1);
         this.selectors = selectors;
         return this;
     }
@@ -193,6 +249,7 @@ public final class ServerBuilder {
      * @return this
      */
     public ServerBuilder maxConcurrentRequests(int max) {
+        checkAtLeast("maxConcurrentRequests", max, 1);
         this.maxConcurrentRequests = max;
         return this;
     }
@@ -202,6 +259,7 @@ public final class ServerBuilder {
      * @return this
      */
     public ServerBuilder maxQueuedRequests(int max) {
+        checkAtLeast("maxQueuedRequests", max, 0);
         this.maxQueuedRequests = max;
         return this;
     }
@@ -211,6 +269,7 @@ public final class ServerBuilder {
      * @return this
      */
     public ServerBuilder maxConnections(int max) {
+        checkAtLeast("maxConnections", max, 0);
         this.maxConnections = max;
         return this;
     }
@@ -220,6 +279,7 @@ public final class ServerBuilder {
      * @return this
      */
     public ServerBuilder acceptQueueSize(int size) {
+        checkAtLeast("acceptQueueSize", size, 1);
         this.acceptQueueSize = size;
         return this;
     }
@@ -229,7 +289,7 @@ public final class ServerBuilder {
      * @return this
      */
     public ServerBuilder idleTimeout(Duration timeout) {
-        this.idleTimeout = Objects.requireNonNull(timeout, "timeout");
+        this.idleTimeout = checkNotNegative("idleTimeout", timeout);
         return this;
     }
 
@@ -238,7 +298,7 @@ public final class ServerBuilder {
      * @return this
      */
     public ServerBuilder shutdownTimeout(Duration timeout) {
-        this.shutdownTimeout = Objects.requireNonNull(timeout, "timeout");
+        this.shutdownTimeout = checkNotNegative("shutdownTimeout", timeout);
         return this;
     }
 
@@ -294,6 +354,7 @@ public final class ServerBuilder {
      * @return this
      */
     public ServerBuilder statusPage(String path) {
+        Objects.requireNonNull(path, "path");
         if (!path.startsWith("/") || path.endsWith("/")) {
             throw new IllegalArgumentException("status path must start and not end with '/': " + path);
         }
@@ -348,22 +409,50 @@ public final class ServerBuilder {
     }
 
     /**
-     * @return the server, not started
-     * @throws IllegalStateException if there is nothing to listen on or nothing to handle requests
+     * @return a new server, not started, from a snapshot of this builder
+     * @throws IllegalStateException if there is nothing to listen on, nothing to handle requests, or the settings
+     *     contradict each other
      */
     public Server build() {
         if (listeners.isEmpty()) {
             throw new IllegalStateException("no listener: call http(port), http(host, port) or unix(path)");
         }
-        if (handler == null && router == null) {
+        if (handler == null && routes.isEmpty() && statusPath == null) {
             throw new IllegalStateException("no handler: call handler(...) or route(...)");
         }
         if (minThreads > maxThreads) {
             throw new IllegalStateException("minThreads " + minThreads + " > maxThreads " + maxThreads);
         }
-        return new Server(this);
+        return new Server(new ServerConfig(this));
+    }
+
+    private static int checkPort(int port) {
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("port must be 0 to 65535, was " + port);
+        }
+        return port;
+    }
+
+    private static void checkAtLeast(String name, int value, int min) {
+        if (value < min) {
+            throw new IllegalArgumentException(name + " must be at least " + min + ", was " + value);
+        }
+    }
+
+    private static Duration checkNotNegative(String name, Duration value) {
+        Objects.requireNonNull(value, name);
+        if (value.isNegative()) {
+            throw new IllegalArgumentException(name + " must not be negative, was " + value);
+        }
+        return value;
     }
 
     /** Where to listen: a TCP host/port, or a Unix socket path; HTTP/1.1 and h2c, or HTTP/2 only. */
     record ListenSpec(Optional<String> host, int port, Optional<Path> unix, boolean http2Only) {}
+
+    /** A route as given to the builder. */
+    record RouteSpec(String spec, AsyncHandler handler) {}
+
+    /** A filter as given to the builder, for every path or those matching a pattern. */
+    record FilterSpec(Optional<String> pathPattern, Filter filter) {}
 }

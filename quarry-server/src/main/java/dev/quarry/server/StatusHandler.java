@@ -1,6 +1,7 @@
 package dev.quarry.server;
 
 import dev.quarry.core.Callback;
+import dev.quarry.core.InvocationType;
 import dev.quarry.http.HttpStatus;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -128,5 +129,11 @@ public final class StatusHandler implements AsyncHandler {
     @Override
     public String toString() {
         return "StatusHandler";
+    }
+
+    /** @return {@link InvocationType#NON_BLOCKING}: it only computes and writes, in place */
+    @Override
+    public InvocationType invocationType() {
+        return InvocationType.NON_BLOCKING;
     }
 }

@@ -21,7 +21,7 @@ class RouterBindingTest {
     }
 
     private static AsyncHandler hello() {
-        return (req, res, cb) -> res.write(true, ByteBuffer.wrap(new byte[] {'h', 'i'}), cb);
+        return AsyncHandler.nonBlocking((req, res, cb) -> res.write(true, ByteBuffer.wrap(new byte[] {'h', 'i'}), cb));
     }
 
     @Test

@@ -30,10 +30,10 @@ class SmokeTest {
         server = Server.builder()
                 .http("127.0.0.1", 0)
                 .route("GET /hello/{name}", (req, res) -> res.send("Hello " + req.pathParam("name")))
-                .route("GET /plaintext", (AsyncHandler) (req, res, cb) -> {
+                .route("GET /plaintext", AsyncHandler.nonBlocking((req, res, cb) -> {
                     res.headers().put("Content-Type", "text/plain");
                     res.write(true, ByteBuffer.wrap("Hello, World!".getBytes(StandardCharsets.US_ASCII)), cb);
-                })
+                }))
                 .route("POST /echo", (req, res) -> {
                     try (OutputStream out = res.outputStream()) {
                         req.inputStream().transferTo(out);
@@ -81,8 +81,8 @@ class SmokeTest {
     void pipelinedRequestsAreAnsweredInOrder() throws Exception {
         server = Server.builder()
                 .http("127.0.0.1", 0)
-                .handler((AsyncHandler) (req, res, cb) ->
-                        res.write(true, ByteBuffer.wrap(req.path().getBytes(StandardCharsets.US_ASCII)), cb))
+                .handler(AsyncHandler.nonBlocking((req, res, cb) ->
+                        res.write(true, ByteBuffer.wrap(req.path().getBytes(StandardCharsets.US_ASCII)), cb)))
                 .build()
                 .start();
         try (Socket socket = new Socket("127.0.0.1", server.port())) {

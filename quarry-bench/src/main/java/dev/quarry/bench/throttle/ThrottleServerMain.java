@@ -4,6 +4,7 @@ import dev.quarry.core.Callback;
 import dev.quarry.core.InvocationType;
 import dev.quarry.core.IteratingCallback;
 import dev.quarry.server.AsyncHandler;
+import dev.quarry.server.Handlers;
 import dev.quarry.server.Request;
 import dev.quarry.server.Response;
 import dev.quarry.server.Server;
@@ -77,8 +78,8 @@ public final class ThrottleServerMain {
         long bulkSize = ThrottleLimits.parseSize(options.get("bulk-size", "1GiB"));
         AsyncHandler filesHandler = new ThrottleHandler(throttle, fileHandler(files));
         AsyncHandler bulkHandler = new ThrottleHandler(bulk, endlessHandler(bulkSize));
-        AsyncHandler root = (request, response, callback) ->
-                (request.path().equals("/big.bin") ? bulkHandler : filesHandler).handle(request, response, callback);
+        AsyncHandler root = AsyncHandler.nonBlocking((request, response, callback) -> Handlers.invoke(
+                request.path().equals("/big.bin") ? bulkHandler : filesHandler, request, response, callback));
 
         int threads = options.getInt("threads", 10);
         String virtualThreads = options.get("virtual-threads", "off");
@@ -124,7 +125,7 @@ public final class ThrottleServerMain {
 
     /** Sends a file from memory in one write: the throttle cuts it into chunks. */
     private static AsyncHandler fileHandler(Map<String, byte[]> files) {
-        return (request, response, callback) -> {
+        return AsyncHandler.nonBlocking((request, response, callback) -> {
             byte[] body = files.get(request.path());
             if (body == null) {
                 response.status(404);
@@ -133,7 +134,7 @@ public final class ThrottleServerMain {
             }
             response.header("Content-Type", "application/octet-stream");
             response.write(true, ByteBuffer.wrap(body), callback);
-        };
+        });
     }
 
     /** Sends {@code size} bytes made of one shared 1 MiB block, each write when the previous one completed. */

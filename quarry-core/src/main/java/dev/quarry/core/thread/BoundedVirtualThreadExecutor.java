@@ -2,11 +2,7 @@ package dev.quarry.core.thread;
 
 import dev.quarry.core.Dumpable;
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -22,18 +18,21 @@ import java.util.concurrent.atomic.LongAdder;
  * bounded like a platform pool's would be.
  *
  * <p>Admission is lock-free: one {@link AtomicLong} packs the running count (high 32 bits) and the queued count (low
- * 32 bits), so that "run now, queue, or reject" is one CAS on a consistent pair. A queued count is taken before the
- * task is put in the queue; a finishing thread that takes that count may, for the few instructions in between, find
- * the queue still empty, and waits for the task to appear.
+ * 32 bits), so that "run now, queue, or reject" is one CAS on a consistent pair. A task is put in the queue
+ * <em>before</em> it is counted as queued, and a count is taken off before a task is polled: so whoever takes a queued
+ * count always finds a task in the queue, and nobody ever waits or spins for one to appear. The price is that the queue
+ * may hold, for a few instructions, a task that is not counted yet (and, under overload, one that is about to be taken
+ * back out and rejected).
  *
  * <p>When a task ends and tasks wait, the next waiting task is started on a <em>new</em> virtual thread, which
  * inherits the running slot (the count does not change). A fresh thread per task keeps tasks isolated, as one virtual
  * thread per task is meant to: no thread-local state, interrupt status or thread name leaks from one request to the
- * next, and the dump shows each task under its own thread. Starting a virtual thread costs about a microsecond, small
- * next to a task that blocks.
+ * next. Starting a virtual thread costs about a microsecond, small next to a task that blocks.
  *
- * <p>Thread-safety: every method may be called from any thread. Cost: {@link #execute(Runnable)} O(1), lock-free;
- * one virtual thread per task; a queued task allocates one queue node.
+ * <p>{@link #stop()} refuses new tasks and drops the queued ones (they never start); running tasks finish.
+ *
+ * <p>Thread-safety: every method may be called from any thread. Cost: {@link #execute(Runnable)} O(1), lock-free, and
+ * allocation-free beyond the virtual thread; a queued task allocates one queue node.
  */
 public final class BoundedVirtualThreadExecutor implements Executor, Dumpable {
     private static final System.Logger LOG = System.getLogger(BoundedVirtualThreadExecutor.class.getName());
@@ -48,10 +47,11 @@ public final class BoundedVirtualThreadExecutor implements Executor, Dumpable {
     private final AtomicLong counts = new AtomicLong();
 
     private final ConcurrentLinkedQueue<Runnable> queue = new ConcurrentLinkedQueue<>();
-    private final Set<Thread> running = ConcurrentHashMap.newKeySet();
     private final AtomicLong maxRunning = new AtomicLong();
     private final LongAdder completed = new LongAdder();
     private final LongAdder rejected = new LongAdder();
+    private final LongAdder dropped = new LongAdder();
+    private volatile boolean stopped;
 
     /**
      * @param name the prefix of the virtual threads' names, which are {@code name-N}
@@ -77,15 +77,19 @@ public final class BoundedVirtualThreadExecutor implements Executor, Dumpable {
      * Runs {@code task} on a new virtual thread now if fewer than {@code maxConcurrent} tasks run, otherwise queues it.
      *
      * @param task the task
-     * @throws RejectedExecutionException if {@code maxConcurrent} tasks run and {@code maxQueued} wait
+     * @throws RejectedExecutionException if {@code maxConcurrent} tasks run and {@code maxQueued} wait, or the executor
+     *     is stopped
      */
     @Override
     public void execute(Runnable task) {
         Objects.requireNonNull(task, "task");
+        if (stopped) {
+            rejected.increment();
+            throw new RejectedExecutionException("virtual thread executor " + name + " is stopped, rejected " + task);
+        }
         for (; ; ) {
             long current = counts.get();
             int runningNow = (int) (current >>> 32);
-            int queuedNow = (int) (current & QUEUED_MASK);
             if (runningNow < maxConcurrent) {
                 if (counts.compareAndSet(current, current + ONE_RUNNING)) {
                     if (runningNow + 1 > maxRunning.get()) {
@@ -94,19 +98,50 @@ public final class BoundedVirtualThreadExecutor implements Executor, Dumpable {
                     start(task);
                     return;
                 }
-            } else if (queuedNow < maxQueued) {
-                if (counts.compareAndSet(current, current + 1)) {
-                    queue.offer(task);
-                    return;
-                }
-            } else {
-                rejected.increment();
-                throw new RejectedExecutionException("virtual thread executor " + name + " is saturated: " + runningNow
-                        + " tasks running (maxConcurrent="
-                        + maxConcurrent + ") and " + queuedNow + " queued (maxQueued=" + maxQueued
-                        + "), rejected " + task);
+                continue;
+            }
+            if ((int) (current & QUEUED_MASK) >= maxQueued) {
+                throw saturated(runningNow, (int) (current & QUEUED_MASK), task);
+            }
+            enqueue(task);
+            return;
+        }
+    }
+
+    /** Queues a task: in the queue first, counted second (see the class comment), then helps start what may run. */
+    private void enqueue(Runnable task) {
+        queue.offer(task);
+        for (; ; ) {
+            long current = counts.get();
+            int queuedNow = (int) (current & QUEUED_MASK);
+            if (queuedNow >= maxQueued && queue.remove(task)) {
+                // Others queued meanwhile: take it back, it was never counted.
+                throw saturated((int) (current >>> 32), queuedNow, task);
+            }
+            // Counted even above the bound when it could not be taken back: a task counted by another producer was
+            // polled in its place (the queue is FIFO), and every task in the queue must be counted.
+            if (counts.compareAndSet(current, current + 1)) {
+                break;
             }
         }
+        // A slot may have been released between the admission check and the count: start queued tasks in free slots,
+        // since whoever released it saw no queued count and will not.
+        for (; ; ) {
+            long current = counts.get();
+            if ((int) (current >>> 32) >= maxConcurrent || (current & QUEUED_MASK) == 0) {
+                return;
+            }
+            if (counts.compareAndSet(current, current + ONE_RUNNING - 1)) {
+                start(queue.poll());
+            }
+        }
+    }
+
+    private RejectedExecutionException saturated(int runningNow, int queuedNow, Runnable task) {
+        rejected.increment();
+        return new RejectedExecutionException("virtual thread executor " + name + " is saturated: " + runningNow
+                + " tasks running (maxConcurrent=" + maxConcurrent + ") and " + queuedNow + " queued (maxQueued="
+                + maxQueued + "), rejected " + task);
     }
 
     private void start(Runnable task) {
@@ -125,14 +160,11 @@ public final class BoundedVirtualThreadExecutor implements Executor, Dumpable {
     }
 
     private void run(Runnable task) {
-        Thread self = Thread.currentThread();
-        running.add(self);
         try {
             task.run();
         } catch (Throwable x) {
-            LOG.log(System.Logger.Level.WARNING, "task " + task + " failed in " + self.getName(), x);
+            LOG.log(System.Logger.Level.WARNING, "task " + task + " failed in " + Thread.currentThread(), x);
         } finally {
-            running.remove(self);
             completed.increment();
             Runnable next = next();
             if (next != null) {
@@ -149,22 +181,50 @@ public final class BoundedVirtualThreadExecutor implements Executor, Dumpable {
     private Runnable next() {
         for (; ; ) {
             long current = counts.get();
-            if ((current & QUEUED_MASK) == 0) {
+            if ((current & QUEUED_MASK) == 0 || stopped) {
                 if (counts.compareAndSet(current, current - ONE_RUNNING)) {
                     return null;
                 }
             } else if (counts.compareAndSet(current, current - 1)) {
-                // We own one queued task; its producer may be between its CAS and its offer.
-                for (; ; ) {
-                    Runnable task = queue.poll();
-                    if (task != null) {
-                        return task;
-                    }
-                    Thread.onSpinWait();
-                    Thread.yield();
+                // Counted only once in the queue: the poll finds a task (or the stop drained it meanwhile).
+                Runnable task = queue.poll();
+                if (task != null) {
+                    return task;
                 }
             }
         }
+    }
+
+    /**
+     * Stops the executor: new tasks are rejected, queued ones are dropped and never start; running tasks finish.
+     *
+     * @return how many queued tasks were dropped
+     */
+    public int stop() {
+        stopped = true;
+        int count = 0;
+        for (; ; ) {
+            long current = counts.get();
+            if ((current & QUEUED_MASK) == 0) {
+                break;
+            }
+            if (counts.compareAndSet(current, current - 1)) {
+                if (queue.poll() != null) {
+                    count++;
+                }
+            }
+        }
+        dropped.add(count);
+        if (count > 0) {
+            int droppedNow = count;
+            LOG.log(System.Logger.Level.WARNING, () -> name + ": " + droppedNow + " queued tasks dropped at stop");
+        }
+        return count;
+    }
+
+    /** @return whether {@link #stop()} was called */
+    public boolean isStopped() {
+        return stopped;
     }
 
     /** @return a snapshot of the executor's counters */
@@ -190,21 +250,9 @@ public final class BoundedVirtualThreadExecutor implements Executor, Dumpable {
 
     @Override
     public void dump(Appendable out, String indent) throws IOException {
-        String nl = System.lineSeparator();
-        out.append(toString()).append(nl);
-        List<Thread> threads = new ArrayList<>(running);
-        for (Thread thread : threads) {
-            StackTraceElement[] stack = thread.getStackTrace();
-            out.append(indent)
-                    .append("+- ")
-                    .append(thread.getName())
-                    .append(' ')
-                    .append(thread.getState().name());
-            if (stack.length > 0) {
-                out.append(" at ").append(stack[0].toString());
-            }
-            out.append(nl);
-        }
+        // Running tasks are not tracked one by one (that would cost a map entry per task): a JVM thread dump
+        // (jcmd PID Thread.dump_to_file) lists the virtual threads, named after this executor.
+        out.append(toString()).append(System.lineSeparator());
     }
 
     @Override
@@ -212,7 +260,8 @@ public final class BoundedVirtualThreadExecutor implements Executor, Dumpable {
         Statistics statistics = statistics();
         return "BoundedVirtualThreadExecutor[" + name + "]{running=" + statistics.running() + "/" + maxConcurrent
                 + ", queued=" + statistics.queued() + "/" + maxQueued + ", maxRunning=" + statistics.maxRunning()
-                + ", completed=" + statistics.completed() + ", rejected=" + statistics.rejected() + "}";
+                + ", completed=" + statistics.completed() + ", rejected=" + statistics.rejected()
+                + (stopped ? ", stopped, dropped=" + dropped.sum() : "") + "}";
     }
 
     /**

@@ -1,12 +1,18 @@
 package dev.quarry.core.test;
 
 import dev.quarry.core.Invocable;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Inherited;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Enumeration;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -37,6 +43,9 @@ import reactor.blockhound.BlockHound;
  *       server log is kept at DEBUG, so a client cannot make the selectors write;
  *   <li>{@code sendfile} from a file to a non-blocking socket: it copies only what the socket buffer takes, from the
  *       page cache, as nginx does in its event loop (it is not marked as blocking);
+ *   <li>closing a non-blocking channel, which waits for a read or write in progress on it (one non-blocking call);
+ *   <li>what a module lists in a {@code quarry-blocking-allowances.txt} resource of its tests, one
+ *       {@code class#method reason} per line: a bounded wait the code cannot avoid, named as narrowly as a method;
  *   <li>class loading and the other allowances BlockHound makes by default.
  * </ul>
  *
@@ -50,6 +59,7 @@ public final class BlockingDetector implements BeforeAllCallback, BeforeEachCall
     private static final AtomicBoolean INSTALLED = new AtomicBoolean();
     private static final ConcurrentLinkedQueue<Throwable> VIOLATIONS = new ConcurrentLinkedQueue<>();
     private static final int REPORTED = 5;
+    private static final String ALLOWANCES = "quarry-blocking-allowances.txt";
 
     /** Disables the check for a test class or method that blocks a marked thread on purpose. */
     @Retention(RetentionPolicy.RUNTIME)
@@ -75,7 +85,11 @@ public final class BlockingDetector implements BeforeAllCallback, BeforeEachCall
         if (!enabled() || !INSTALLED.compareAndSet(false, true)) {
             return;
         }
-        BlockHound.builder()
+        BlockHound.Builder builder = BlockHound.builder();
+        for (String[] allowance : allowances()) {
+            builder.allowBlockingCallsInside(allowance[0], allowance[1]);
+        }
+        builder
                 // Every thread is checked on every blocking call (the mark comes and goes), not classified once.
                 .addDynamicThreadPredicate(thread -> true)
                 .nonBlockingThreadPredicate(current -> current.or(thread -> Invocable.isNonBlockingInvocation()))
@@ -102,12 +116,45 @@ public final class BlockingDetector implements BeforeAllCallback, BeforeEachCall
                 .markAsBlocking("java.lang.VirtualThread", "sleepNanos", "(J)V")
                 // A socket in blocking mode waiting for readiness (java.net.Socket, blocking channels).
                 .markAsBlocking("sun.nio.ch.Net", "poll", "(Ljava/io/FileDescriptor;IJ)I")
+                // Closing a non-blocking channel waits for a read or write in progress on it: one non-blocking call.
+                .allowBlockingCallsInside("sun.nio.ch.SocketChannelImpl", "implCloseNonBlockingMode")
                 .allowBlockingCallsInside("java.util.logging.StreamHandler", "publish")
                 .allowBlockingCallsInside("java.util.logging.ConsoleHandler", "publish")
                 .allowBlockingCallsInside("java.util.logging.FileHandler", "publish")
                 .blockingMethodCallback(method -> VIOLATIONS.add(new AssertionError(
                         "blocking call on " + Thread.currentThread().getName() + ", which must not block: " + method)))
                 .install();
+    }
+
+    /**
+     * The allowances of the modules under test: every {@value #ALLOWANCES} resource on the class path, one
+     * {@code class#method reason} per line, {@code #} comments.
+     */
+    private static List<String[]> allowances() {
+        List<String[]> found = new ArrayList<>();
+        try {
+            Enumeration<URL> resources = BlockingDetector.class.getClassLoader().getResources(ALLOWANCES);
+            while (resources.hasMoreElements()) {
+                try (InputStream in = resources.nextElement().openStream()) {
+                    for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
+                        String entry = line.strip();
+                        if (entry.isEmpty() || entry.startsWith("#")) {
+                            continue;
+                        }
+                        String target = entry.split("\\s+", 2)[0];
+                        int hash = target.indexOf('#');
+                        if (hash <= 0 || entry.split("\\s+", 2).length < 2) {
+                            throw new IllegalStateException(
+                                    "bad blocking allowance (want 'class#method reason'): " + entry);
+                        }
+                        found.add(new String[] {target.substring(0, hash), target.substring(hash + 1)});
+                    }
+                }
+            }
+        } catch (IOException x) {
+            throw new UncheckedIOException(x);
+        }
+        return found;
     }
 
     @Override

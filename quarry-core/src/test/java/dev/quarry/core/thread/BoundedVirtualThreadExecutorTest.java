@@ -175,14 +175,55 @@ class BoundedVirtualThreadExecutorTest {
     }
 
     @Test
-    void dumpListsTheRunningThreads() throws Exception {
+    void dumpShowsTheCounts() throws Exception {
         BoundedVirtualThreadExecutor executor = new BoundedVirtualThreadExecutor("dumped", 2, 2);
         CountDownLatch started = new CountDownLatch(1);
         executor.execute(blocker(started));
         await(started);
         String dump = executor.dump();
         assertTrue(dump.startsWith("BoundedVirtualThreadExecutor[dumped]{running=1/2"), dump);
-        assertTrue(dump.contains("+- dumped-1"), dump);
+    }
+
+    @Test
+    void afterStopQueuedTasksNeverStartAndNewOnesAreRejected() throws Exception {
+        BoundedVirtualThreadExecutor executor = new BoundedVirtualThreadExecutor("stopping", 1, 4);
+        CountDownLatch started = new CountDownLatch(1);
+        executor.execute(blocker(started));
+        await(started);
+        AtomicInteger queuedRan = new AtomicInteger();
+        executor.execute(queuedRan::incrementAndGet);
+        executor.execute(queuedRan::incrementAndGet);
+        assertEquals(2, executor.stop());
+        RejectedExecutionException x =
+                assertThrows(RejectedExecutionException.class, () -> executor.execute(queuedRan::incrementAndGet));
+        assertTrue(x.getMessage().contains("stopped"), x.getMessage());
+        release.countDown();
+        until("the running task ended", () -> executor.statistics().running() == 0, executor::toString);
+        assertEquals(0, queuedRan.get(), "a task queued before stop() started after it");
+        assertEquals(0, executor.statistics().queued());
+        assertTrue(executor.toString().contains("dropped=2"), executor.toString());
+    }
+
+    @Test
+    void queuedTasksRunInOrderWithoutWaitingForTheirProducers() throws Exception {
+        BoundedVirtualThreadExecutor executor = new BoundedVirtualThreadExecutor("ordered", 1, 100);
+        CountDownLatch started = new CountDownLatch(1);
+        executor.execute(blocker(started));
+        await(started);
+        List<Integer> order = java.util.Collections.synchronizedList(new ArrayList<>());
+        CountDownLatch all = new CountDownLatch(50);
+        for (int i = 0; i < 50; i++) {
+            int n = i;
+            executor.execute(() -> {
+                order.add(n);
+                all.countDown();
+            });
+        }
+        release.countDown();
+        await(all);
+        for (int i = 0; i < 50; i++) {
+            assertEquals(i, order.get(i));
+        }
     }
 
     @Test

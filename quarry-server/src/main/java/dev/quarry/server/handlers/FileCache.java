@@ -66,6 +66,15 @@ final class FileCache {
         return slot.resource;
     }
 
+    /**
+     * @param key the key
+     * @return the cached resource, or null; does not mark it used
+     */
+    StaticResource peek(String key) {
+        Slot slot = slots.get(key);
+        return slot == null ? null : slot.resource;
+    }
+
     /** Adds or replaces the resource of its key, evicting as needed; drops the key if the resource is too big. */
     void put(StaticResource resource) {
         long cost = resource.cost();

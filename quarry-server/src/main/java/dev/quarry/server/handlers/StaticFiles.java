@@ -2,6 +2,7 @@ package dev.quarry.server.handlers;
 
 import dev.quarry.core.Callback;
 import dev.quarry.core.Dumpable;
+import dev.quarry.core.Invocable;
 import dev.quarry.core.InvocationType;
 import dev.quarry.http.HttpFields;
 import dev.quarry.http.HttpHeader;
@@ -9,6 +10,7 @@ import dev.quarry.http.HttpMethod;
 import dev.quarry.http.HttpStatus;
 import dev.quarry.http.PreEncodedHttpField;
 import dev.quarry.server.AsyncHandler;
+import dev.quarry.server.Handlers;
 import dev.quarry.server.Request;
 import dev.quarry.server.Response;
 import java.io.IOException;
@@ -55,9 +57,10 @@ import java.util.List;
  * second rather than per request. A larger file's size is also checked when it is opened (an fstat), and a mismatch
  * reloads it at once.
  *
- * <p>Thread-safety: immutable configuration; the cache is thread-safe. Requests run wherever the invocation type says
- * ({@code NON_BLOCKING} by default: file system calls are made on the calling thread, see
- * {@link StaticFilesBuilder#invocationType}).
+ * <p>Thread-safety: immutable configuration; the cache is thread-safe. Where requests run: a request that the cache
+ * answers without a system call on the file system runs in place, on the thread that parsed it; one that needs the file
+ * system (a miss, a stale entry, a large file to open, an index or a listing) is dispatched to a virtual thread first
+ * ({@code EITHER}, see {@link StaticFilesBuilder#invocationType}).
  */
 public final class StaticFiles implements AsyncHandler, Dumpable {
     private static final System.Logger LOG = System.getLogger(StaticFiles.class.getName());
@@ -80,6 +83,18 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
     private final FileResolver resolver;
     private final FileCache cache;
     private final String description;
+    // The handler a request that needs the file system is dispatched to: the same handling, on a thread that may block.
+    private final AsyncHandler fileSystemHandler = new AsyncHandler() {
+        @Override
+        public void handle(Request request, Response response, Callback callback) {
+            StaticFiles.this.handle(request, response, callback, false);
+        }
+
+        @Override
+        public String toString() {
+            return StaticFiles.this + " (file system)";
+        }
+    };
 
     StaticFiles(StaticFilesBuilder builder, Path root) {
         this.root = root;
@@ -139,7 +154,41 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
 
     @Override
     public void handle(Request request, Response response, Callback callback) {
+        if (Invocable.isNonBlockingInvocation() && !answersInPlace(request)) {
+            Handlers.invoke(fileSystemHandler, request, response, callback);
+            return;
+        }
         handle(request, response, callback, false);
+    }
+
+    /**
+     * Whether a request can be answered without a system call on the file system: only then may it run on a thread
+     * that must not block. Allocation-free for the common case (a hit on a small cached file).
+     */
+    private boolean answersInPlace(Request request) {
+        if (invocationType == InvocationType.BLOCKING) {
+            return false;
+        }
+        String method = request.method();
+        boolean head = HttpMethod.HEAD.is(method);
+        if (!HttpMethod.GET.is(method) && !head) {
+            return true; // 405
+        }
+        String rest = request.pathParams().get("*");
+        String key = resolver.key(rest != null ? "/" + rest : request.path());
+        if (key == null) {
+            return true; // 404
+        }
+        if (request.path().endsWith("/")) {
+            return false; // index files and listings
+        }
+        if (key.isEmpty()) {
+            return true; // the redirect of the root to "/"
+        }
+        StaticResource cached = cache.peek(key);
+        return cached != null
+                && System.nanoTime() - cached.checkedNanos < revalidateNanos
+                && (head || cached.inMemory());
     }
 
     private void handle(Request request, Response response, Callback callback, boolean retried) {
@@ -158,6 +207,10 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
         boolean slash = request.path().endsWith("/");
         if (!slash) {
             Lookup found = key.isEmpty() ? new Lookup.Directory(root) : lookup(key);
+            if (found == null) {
+                Handlers.invoke(fileSystemHandler, request, response, callback); // evicted since answersInPlace()
+                return;
+            }
             switch (found) {
                 case StaticResource resource -> serve(request, response, callback, resource, retried);
                 case Lookup.Directory directory -> redirectToDirectory(request, response, callback);
@@ -166,6 +219,7 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
             return;
         }
         for (String index : indexFiles) {
+            // Only reached on a thread that may block (answersInPlace() dispatches every path ending with "/").
             if (lookup(key.isEmpty() ? index : key + "/" + index) instanceof StaticResource resource) {
                 serve(request, response, callback, resource, retried);
                 return;
@@ -181,11 +235,21 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
         }
     }
 
-    /** Finds what a key names: from the cache while fresh, else from the file system (and caches it). */
+    /**
+     * Finds what a key names: from the cache while fresh, else from the file system (and caches it). On a thread that
+     * must not block it never reads the file system: a cached entry is used even if it just went stale (it is checked
+     * again on the next request that may block), and a missing one returns null.
+     */
     private Lookup lookup(String key) {
         StaticResource cached = cache.get(key);
         if (cached != null && System.nanoTime() - cached.checkedNanos < revalidateNanos) {
             cache.onHit();
+            return cached;
+        }
+        if (Invocable.isNonBlockingInvocation()) {
+            if (cached != null) {
+                cache.onHit();
+            }
             return cached;
         }
         Lookup found = resolver.resolve(key, cached);
@@ -258,6 +322,10 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
         }
         FileChannel file = null;
         if (!head && representation.content == null) {
+            if (Invocable.isNonBlockingInvocation()) {
+                Handlers.invoke(fileSystemHandler, request, response, callback); // replaced since answersInPlace()
+                return;
+            }
             try {
                 file = FileChannel.open(representation.path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
                 if (file.size() != representation.size) {

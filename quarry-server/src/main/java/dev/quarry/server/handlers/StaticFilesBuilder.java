@@ -25,7 +25,7 @@ import java.util.Optional;
  *   <tr><td>{@link #revalidateAfter}</td><td>1 second</td></tr>
  *   <tr><td>{@link #maxRanges}</td><td>16</td></tr>
  *   <tr><td>{@link #cacheControl}</td><td>none</td></tr>
- *   <tr><td>{@link #invocationType}</td><td>{@code NON_BLOCKING}</td></tr>
+ *   <tr><td>{@link #invocationType}</td><td>{@code EITHER}</td></tr>
  * </table>
  *
  * <p>Thread-safety: not thread-safe; build once, then share the handler.
@@ -42,7 +42,7 @@ public final class StaticFilesBuilder {
     int maxRanges = 16;
     Optional<String> cacheControl = Optional.empty();
     MimeTypes mimeTypes = MimeTypes.defaults();
-    InvocationType invocationType = InvocationType.NON_BLOCKING;
+    InvocationType invocationType = InvocationType.EITHER;
 
     StaticFilesBuilder(Path root) {
         this.root = Objects.requireNonNull(root, "root");
@@ -169,18 +169,22 @@ public final class StaticFilesBuilder {
     }
 
     /**
-     * How the server runs the handler. {@code NON_BLOCKING} (default): in place, on the thread that parsed the
-     * request, which is fastest when files are in the page cache (stat, open and sendfile then take microseconds) and
-     * hot small files come from memory anyway. {@code BLOCKING}: on a virtual thread, for slow or network file systems
-     * where a stat may take milliseconds and must not stall the other connections of a selector; zero-copy transfers
-     * still continue on the selector as the socket drains.
+     * How the server runs the handler. {@code EITHER} (default): a request that the cache answers without touching the
+     * file system (a fresh entry whose bytes are in memory, a HEAD, a 304, a redirect, an error) is answered in place,
+     * on the thread that parsed it, with a hot cache; anything that needs a system call on the file system ({@code stat},
+     * {@code open}, a read, a directory listing) is dispatched to a virtual thread, since even a page-cache hit may
+     * block on a slow disk or a network file system and must not stall the other connections of a selector.
+     * {@code BLOCKING}: every request is dispatched. Either way, zero-copy transfers continue on the selector as the
+     * socket drains ({@code sendfile} copies from the page cache only what the socket takes, as nginx does).
      *
-     * @param type {@code NON_BLOCKING} or {@code BLOCKING}
+     * @param type {@code EITHER} or {@code BLOCKING}
      * @return this
+     * @throws IllegalArgumentException for {@code NON_BLOCKING}: file system calls may block
      */
     public StaticFilesBuilder invocationType(InvocationType type) {
-        if (type != InvocationType.NON_BLOCKING && type != InvocationType.BLOCKING) {
-            throw new IllegalArgumentException("invocationType must be NON_BLOCKING or BLOCKING: " + type);
+        if (type != InvocationType.EITHER && type != InvocationType.BLOCKING) {
+            throw new IllegalArgumentException("invocationType must be EITHER or BLOCKING (file system calls may block,"
+                    + " so they never run on a selector thread): " + type);
         }
         this.invocationType = type;
         return this;

@@ -61,6 +61,13 @@ final class StaticResource implements Lookup {
         return gz ? gzip : identity;
     }
 
+    /** @return whether every representation's bytes are in memory, so that serving it needs no system call */
+    boolean inMemory() {
+        return identity.content != null
+                && (gzip == null || gzip.content != null)
+                && (brotli == null || brotli.content != null);
+    }
+
     /** @return whether {@code other} describes the same files in the same state */
     boolean sameFilesAs(StaticResource other) {
         return identity.sameFileAs(other.identity)

@@ -89,13 +89,13 @@ public final class ThrottleHandler implements AsyncHandler, Dumpable {
         }
         RequestThrottle throttled = admission.request();
         if (throttled == null) {
-            next.handle(request, response, callback);
+            Handlers.invoke(next, request, response, callback);
             return;
         }
         ThrottledResponse wrapper = new ThrottledResponse(response, throttled);
         Callback completion = wrapper.completion(callback);
         try {
-            next.handle(request, wrapper, completion);
+            Handlers.invoke(next, request, wrapper, completion);
         } catch (Throwable x) {
             // Through the completion, so that the client's slot is freed.
             completion.failed(x);
@@ -108,9 +108,15 @@ public final class ThrottleHandler implements AsyncHandler, Dumpable {
         response.write(true, ByteBuffer.wrap(body), callback);
     }
 
+    /**
+     * @return non-blocking if the wrapped handler is: admission only counts; otherwise {@code EITHER}: admission runs
+     *     in place and the wrapped handler is dispatched where its own type says
+     */
     @Override
     public InvocationType invocationType() {
-        return next.invocationType();
+        return next.invocationType() == InvocationType.NON_BLOCKING
+                ? InvocationType.NON_BLOCKING
+                : InvocationType.EITHER;
     }
 
     @Override

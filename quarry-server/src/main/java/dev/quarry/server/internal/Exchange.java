@@ -109,6 +109,10 @@ public final class Exchange {
         return response;
     }
 
+    HandlerInvoker invoker() {
+        return context.invoker();
+    }
+
     HttpStream stream() {
         return stream;
     }

@@ -6,6 +6,7 @@ import dev.quarry.core.InvocationType;
 import dev.quarry.http.HttpStatus;
 import dev.quarry.server.AsyncHandler;
 import dev.quarry.server.Request;
+import dev.quarry.server.RequestWrapper;
 import dev.quarry.server.Response;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
@@ -16,18 +17,38 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Runs handlers where their invocation type allows: a handler that never blocks runs in place (hot cache, no
- * dispatch); one that may block runs on the blocking executor — bounded virtual threads by default — unless virtual
- * threads are off and the current thread is allowed to block. When the blocking executor's bound and queue are full,
- * the request is answered 503 with {@code Retry-After} instead of queueing without limit. With platform threads the
- * bound ({@code maxConcurrentRequests + maxQueuedRequests}) counts every blocking handler, dispatched or run in place.
+ * The one point where a handler is invoked: the root handler of every exchange, every route of a router, and the next
+ * handler of every filter go through {@link #invoke}, so that where a handler runs is decided per request, for that
+ * handler, wherever it sits in the tree.
  *
- * <p>Thread-safety: any thread.
+ * <p>The decision follows the handler's invocation type and the calling thread's "must not block" mark
+ * ({@link Invocable#isNonBlockingInvocation()}, set on selector threads and in non-blocking tasks):
+ * <ul>
+ *   <li>a {@link InvocationType#NON_BLOCKING} handler runs in place, with the mark set while it runs;
+ *   <li>an {@link InvocationType#EITHER} handler (a router, a non-blocking filter around blocking routes) runs in place:
+ *       it only decides, and sends what may block back through this point;
+ *   <li>a {@link InvocationType#BLOCKING} handler never runs on a marked thread: it is dispatched to the blocking
+ *       executor (bounded virtual threads by default, the platform pool otherwise). On an unmarked thread it runs in
+ *       place when that thread may block anyway: a virtual thread (a blocking filter calling its chain), or, with
+ *       virtual threads off, a pooled thread that the strategy let block (execute-produce-consume).
+ * </ul>
+ * When the blocking executor's bound and queue are full, the request is answered 503 with {@code Retry-After} instead
+ * of queueing without limit. With platform threads the bound ({@code maxConcurrentRequests + maxQueuedRequests}) counts
+ * every blocking handler, dispatched or run in place.
+ *
+ * <p>Thread-safety: any thread. Cost: two type checks and a mark read per handler; a dispatch allocates its task.
  */
 public final class HandlerInvoker {
     private static final System.Logger LOG = System.getLogger(HandlerInvoker.class.getName());
     private static final byte[] OVERLOADED =
             "503 Service Unavailable: too many requests in progress, retry later\n".getBytes(StandardCharsets.US_ASCII);
+
+    /**
+     * Used for a request that does not come from a server (a handler called directly, or a request implementation
+     * that does not wrap the server's): blocking handlers that must leave the thread get a virtual thread of their own.
+     */
+    private static final HandlerInvoker STANDALONE =
+            new HandlerInvoker(task -> Thread.ofVirtual().name("quarry-handler").start(task), true, Integer.MAX_VALUE);
 
     private final Executor blockingExecutor;
     private final boolean virtualThreads;
@@ -38,7 +59,7 @@ public final class HandlerInvoker {
     /**
      * @param blockingExecutor where blocking handlers run
      * @param virtualThreads whether {@code blockingExecutor} is made of virtual threads (then blocking handlers always
-     *     go there, never onto a platform thread, and it bounds them itself)
+     *     go there from platform threads, and it bounds them itself)
      * @param platformAdmissionLimit with platform threads, how many blocking handlers may be running or queued at once
      */
     public HandlerInvoker(Executor blockingExecutor, boolean virtualThreads, int platformAdmissionLimit) {
@@ -48,7 +69,22 @@ public final class HandlerInvoker {
     }
 
     /**
-     * Invokes a handler according to its invocation type; its outcome goes to {@code callback}.
+     * The invoker of the server that a request came from.
+     *
+     * @param request a request, possibly wrapped
+     * @return its server's invoker, or a standalone one (virtual thread per dispatch) if it has none
+     */
+    public static HandlerInvoker of(Request request) {
+        Request current = request;
+        while (current instanceof RequestWrapper wrapper) {
+            current = wrapper.wrapped();
+        }
+        return current instanceof ServerRequest serverRequest ? serverRequest.invoker() : STANDALONE;
+    }
+
+    /**
+     * Invokes a handler according to its invocation type and the calling thread; its outcome goes to
+     * {@code callback}.
      *
      * @param handler the handler
      * @param request the request
@@ -56,13 +92,23 @@ public final class HandlerInvoker {
      * @param callback completed by the handler, or failed with what it throws
      */
     public void invoke(AsyncHandler handler, Request request, Response response, Callback callback) {
-        if (handler.invocationType() != InvocationType.BLOCKING) {
+        InvocationType type = handler.invocationType();
+        if (type == InvocationType.NON_BLOCKING) {
+            runNonBlocking(handler, request, response, callback);
+            return;
+        }
+        if (type == InvocationType.EITHER) {
             run(handler, request, response, callback);
             return;
         }
+        boolean mustNotBlock = Invocable.isNonBlockingInvocation();
         try {
             if (virtualThreads) {
-                blockingExecutor.execute(() -> run(handler, request, response, callback));
+                if (!mustNotBlock && Thread.currentThread().isVirtual()) {
+                    run(handler, request, response, callback); // already on a handler's virtual thread
+                } else {
+                    blockingExecutor.execute(new Dispatched(handler, request, response, callback, false));
+                }
                 return;
             }
             // Platform threads: the pool's queue is shared with the selectors, so the bound is counted here, for
@@ -73,7 +119,7 @@ public final class HandlerInvoker {
                 throw new RejectedExecutionException(
                         "more than " + platformAdmissionLimit + " blocking requests running or queued");
             }
-            if (!Invocable.isNonBlockingInvocation()) {
+            if (!mustNotBlock) {
                 try {
                     run(handler, request, response, callback);
                 } finally {
@@ -82,13 +128,7 @@ public final class HandlerInvoker {
                 return;
             }
             try {
-                blockingExecutor.execute(() -> {
-                    try {
-                        run(handler, request, response, callback);
-                    } finally {
-                        platformAdmitted.decrementAndGet();
-                    }
-                });
+                blockingExecutor.execute(new Dispatched(handler, request, response, callback, true));
             } catch (RejectedExecutionException x) {
                 platformAdmitted.decrementAndGet();
                 throw x;
@@ -100,15 +140,7 @@ public final class HandlerInvoker {
         }
     }
 
-    /** @return whether a handler of this type must leave the current thread */
-    public boolean mustDispatch(InvocationType type) {
-        if (type != InvocationType.BLOCKING) {
-            return false;
-        }
-        return virtualThreads || Invocable.isNonBlockingInvocation();
-    }
-
-    /** @return whether every blocking handler is dispatched (virtual threads), so invoking never blocks */
+    /** @return whether every blocking handler is dispatched off platform threads (virtual threads) */
     public boolean dispatchesAllBlocking() {
         return virtualThreads;
     }
@@ -126,6 +158,16 @@ public final class HandlerInvoker {
         }
     }
 
+    private static void runNonBlocking(AsyncHandler handler, Request request, Response response, Callback callback) {
+        // A handler that says it never blocks runs marked, so that what it calls knows, and a test catches it if it
+        // blocks after all. On a selector thread the mark is set already: nothing to do, nothing allocated.
+        if (Invocable.isNonBlockingInvocation()) {
+            run(handler, request, response, callback);
+        } else {
+            Invocable.invokeNonBlocking(() -> run(handler, request, response, callback));
+        }
+    }
+
     private static void overloaded(Response response, Callback callback) {
         if (response.isCommitted()) {
             callback.failed(new RejectedExecutionException("overloaded"));
@@ -135,5 +177,43 @@ public final class HandlerInvoker {
         response.headers().put("Retry-After", "1");
         response.headers().put("Content-Type", "text/plain; charset=utf-8");
         response.write(true, ByteBuffer.wrap(OVERLOADED), callback);
+    }
+
+    /** A blocking handler on its way to the blocking executor. */
+    private final class Dispatched implements Invocable.Task {
+        private final AsyncHandler handler;
+        private final Request request;
+        private final Response response;
+        private final Callback callback;
+        private final boolean admitted;
+
+        Dispatched(AsyncHandler handler, Request request, Response response, Callback callback, boolean admitted) {
+            this.handler = handler;
+            this.request = request;
+            this.response = response;
+            this.callback = callback;
+            this.admitted = admitted;
+        }
+
+        @Override
+        public void run() {
+            try {
+                HandlerInvoker.run(handler, request, response, callback);
+            } finally {
+                if (admitted) {
+                    platformAdmitted.decrementAndGet();
+                }
+            }
+        }
+
+        @Override
+        public InvocationType invocationType() {
+            return InvocationType.BLOCKING;
+        }
+
+        @Override
+        public String toString() {
+            return "Dispatched[" + request.method() + " " + request.target() + " -> " + handler + "]";
+        }
     }
 }

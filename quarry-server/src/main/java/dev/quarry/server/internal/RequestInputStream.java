@@ -5,21 +5,24 @@ import dev.quarry.server.Request;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A blocking {@link InputStream} over the demand-driven request content: when nothing is available it demands and
  * waits (on a virtual thread this parks only the virtual thread). Reads only as fast as the handler consumes, so the
  * client is slowed by TCP flow control instead of filling server memory.
  *
+ * <p>The wake-up takes no lock: the demand callback runs on an I/O thread that must not block (nor wait for the reader
+ * to release a lock), so it only sets a flag and unparks the reader.
+ *
  * <p>Not thread-safe: one reader.
  */
 final class RequestInputStream extends InputStream {
     private final Request request;
-    private final ReentrantLock lock = new ReentrantLock();
-    private final Condition available = lock.newCondition();
-    private boolean signalled;
+    private final byte[] one = new byte[1];
+    // Written by the demand callback, read by the reader; the reader resets it before each demand.
+    private volatile boolean signalled;
+    private volatile Thread reader;
     private Content.Chunk chunk;
     private boolean eof;
 
@@ -29,7 +32,6 @@ final class RequestInputStream extends InputStream {
 
     @Override
     public int read() throws IOException {
-        byte[] one = new byte[1];
         int n = read(one, 0, 1);
         return n < 0 ? -1 : one[0] & 0xFF;
     }
@@ -69,35 +71,23 @@ final class RequestInputStream extends InputStream {
     }
 
     private void awaitContent() throws IOException {
-        lock.lock();
-        try {
-            signalled = false;
-        } finally {
-            lock.unlock();
-        }
+        signalled = false;
+        reader = Thread.currentThread();
         request.demand(this::signal);
-        lock.lock();
-        try {
-            while (!signalled) {
-                available.await();
+        // The flag is written before the unpark, and read after each return from park (which may be spurious).
+        while (!signalled) {
+            LockSupport.park(this);
+            if (Thread.interrupted()) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted while waiting for request content");
             }
-        } catch (InterruptedException x) {
-            Thread.currentThread().interrupt();
-            throw new InterruptedIOException("interrupted while waiting for request content");
-        } finally {
-            lock.unlock();
         }
     }
 
     /** The demand callback: runs on an I/O thread, only wakes the reader. */
     private void signal() {
-        lock.lock();
-        try {
-            signalled = true;
-            available.signal();
-        } finally {
-            lock.unlock();
-        }
+        signalled = true;
+        LockSupport.unpark(reader);
     }
 
     @Override

@@ -198,4 +198,9 @@ public final class ServerRequest implements Request {
     public String toString() {
         return method + " " + target + " " + version.asString();
     }
+
+    /** @return the dispatch point of the server this request came from */
+    HandlerInvoker invoker() {
+        return exchange.invoker();
+    }
 }

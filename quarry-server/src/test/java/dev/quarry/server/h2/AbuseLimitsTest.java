@@ -201,19 +201,21 @@ class AbuseLimitsTest extends Http2ServerTestSupport {
         start(builder -> builder.http2Config(
                         new Limits().streamIdleTimeout(Duration.ofMillis(400)).build())
                 .route("GET /small", TestHandlers.hello(Shape.ASYNC))
-                .route("GET /big", (AsyncHandler) (req, res, cb) -> res.write(
-                        true,
-                        ByteBuffer.wrap(big),
-                        Callback.from(
-                                InvocationType.NON_BLOCKING,
-                                () -> {
-                                    write.complete(null);
-                                    cb.succeeded();
-                                },
-                                x -> {
-                                    write.complete(x);
-                                    cb.failed(x);
-                                }))));
+                .route(
+                        "GET /big",
+                        AsyncHandler.nonBlocking((req, res, cb) -> res.write(
+                                true,
+                                ByteBuffer.wrap(big),
+                                Callback.from(
+                                        InvocationType.NON_BLOCKING,
+                                        () -> {
+                                            write.complete(null);
+                                            cb.succeeded();
+                                        },
+                                        x -> {
+                                            write.complete(x);
+                                            cb.failed(x);
+                                        })))));
         Http2TestClient client = connect().autoWindowUpdate(false);
         int stream = client.get("/big");
         FrameEvent.RstStream reset = client.awaitRstStream(stream, TIMEOUT);

@@ -137,8 +137,8 @@ class FlowControlTest extends Http2ServerTestSupport {
     void aHandlersWritesCompleteOnlyAsTheClientOpensItsWindow() throws Exception {
         byte[] body = randomBytes(1024 * 1024, 6);
         AtomicInteger completedWrites = new AtomicInteger();
-        start(builder -> builder.handler((AsyncHandler)
-                (req, res, cb) -> new SliceWriter(res, ByteBuffer.wrap(body), completedWrites, cb).run()));
+        start(builder -> builder.handler(AsyncHandler.nonBlocking(
+                (req, res, cb) -> new SliceWriter(res, ByteBuffer.wrap(body), completedWrites, cb).run())));
         Http2TestClient client = connect().autoWindowUpdate(false);
         int stream = client.get("/download");
         awaitCondition(

@@ -1,12 +1,13 @@
 package dev.quarry.server.h2;
 
 import dev.quarry.core.Callback;
+import dev.quarry.core.InvocationType;
 import dev.quarry.server.AsyncHandler;
 import dev.quarry.server.Request;
 import dev.quarry.server.Response;
 import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.LinkedTransferQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -22,11 +23,17 @@ final class HeldRequests implements AsyncHandler {
         }
     }
 
-    private final BlockingQueue<Held> held = new LinkedBlockingQueue<>();
+    // Lock-free: handle() runs on a selector thread, which must not wait for the test thread's lock.
+    private final BlockingQueue<Held> held = new LinkedTransferQueue<>();
 
     @Override
     public void handle(Request request, Response response, Callback callback) {
         held.add(new Held(request, response, callback));
+    }
+
+    @Override
+    public InvocationType invocationType() {
+        return InvocationType.NON_BLOCKING;
     }
 
     /** Takes the next held request, waiting for it to arrive. */

@@ -32,11 +32,14 @@ class PeerWaitTest extends Http2ServerTestSupport {
         // Long polling: the handler answers after three stream idle timeouts; the client is waiting, not stalling us.
         start(builder -> builder.http2Config(
                         new Limits().streamIdleTimeout(Duration.ofMillis(300)).build())
-                .route("GET /poll", (AsyncHandler) (req, res, cb) -> server.timer()
-                        .schedule(
-                                () -> res.write(true, ByteBuffer.wrap("late".getBytes(StandardCharsets.US_ASCII)), cb),
-                                1200,
-                                TimeUnit.MILLISECONDS)));
+                .route(
+                        "GET /poll",
+                        AsyncHandler.nonBlocking((req, res, cb) -> server.timer()
+                                .schedule(
+                                        () -> res.write(
+                                                true, ByteBuffer.wrap("late".getBytes(StandardCharsets.US_ASCII)), cb),
+                                        1200,
+                                        TimeUnit.MILLISECONDS))));
         Http2TestClient client = connect();
         int stream = client.get("/poll");
 
@@ -52,7 +55,7 @@ class PeerWaitTest extends Http2ServerTestSupport {
         // The rate limit is lifted so that only the backlog bound can stop it.
         start(builder -> builder.http2Config(
                         new Limits().maxControlFramesPerSecond(10_000_000).build())
-                .route("GET /x", (AsyncHandler) (req, res, cb) -> cb.succeeded()));
+                .route("GET /x", AsyncHandler.nonBlocking((req, res, cb) -> cb.succeeded())));
         try (SocketChannel channel = SocketChannel.open()) {
             channel.setOption(StandardSocketOptions.SO_RCVBUF, 4096);
             channel.connect(address());

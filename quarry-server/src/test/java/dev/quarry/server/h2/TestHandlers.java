@@ -34,7 +34,9 @@ final class TestHandlers {
     static AsyncHandler hello(Shape shape) {
         return switch (shape) {
             case BLOCKING -> blocking((req, res) -> res.send(shape + " hello over " + req.version()));
-            case ASYNC -> (req, res, cb) -> res.write(true, utf8(shape + " hello over " + req.version()), cb);
+            case ASYNC ->
+                AsyncHandler.nonBlocking(
+                        (req, res, cb) -> res.write(true, utf8(shape + " hello over " + req.version()), cb));
         };
     }
 
@@ -48,7 +50,7 @@ final class TestHandlers {
                         in.transferTo(out);
                     }
                 });
-            case ASYNC -> (req, res, cb) -> new AsyncEcho(req, res, cb).run();
+            case ASYNC -> AsyncHandler.nonBlocking((req, res, cb) -> new AsyncEcho(req, res, cb).run());
         };
     }
 
@@ -65,10 +67,10 @@ final class TestHandlers {
                     }
                 });
             case ASYNC ->
-                (req, res, cb) -> {
+                AsyncHandler.nonBlocking((req, res, cb) -> {
                     byte[] body = body(req);
                     new AsyncWriter(res, ByteBuffer.wrap(body), 65_536, cb).run();
-                };
+                });
         };
     }
 
@@ -85,12 +87,12 @@ final class TestHandlers {
                     }
                 });
             case ASYNC ->
-                (req, res, cb) -> {
+                AsyncHandler.nonBlocking((req, res, cb) -> {
                     byte[] body = "body with trailers".getBytes(StandardCharsets.UTF_8);
                     res.trailers(
                             () -> new HttpFields().add("x-digest", sha256(body)).add("x-count", "1"));
                     res.write(true, ByteBuffer.wrap(body), cb);
-                };
+                });
         };
     }
 

@@ -253,8 +253,12 @@ class StaticFilesTest extends StaticFilesTestSupport {
         write("app.js", "js");
         write("index.html", "index");
         StaticFiles handler = StaticFiles.of(root);
-        Router router = new Router().route("GET /static/*", handler).route("GET /hello", (AsyncHandler)
-                (req, res, cb) -> res.write(true, java.nio.ByteBuffer.wrap("hi".getBytes(StandardCharsets.UTF_8)), cb));
+        Router router = new Router()
+                .route("GET /static/*", handler)
+                .route(
+                        "GET /hello",
+                        AsyncHandler.nonBlocking((req, res, cb) ->
+                                res.write(true, java.nio.ByteBuffer.wrap("hi".getBytes(StandardCharsets.UTF_8)), cb)));
         startServer(router, b -> b);
         assertEquals("js", get("/static/app.js").text());
         assertEquals("index", get("/static/").text());

@@ -88,10 +88,10 @@ class ThrottleHandlerTest {
 
     /** Sends {@code body} in one last write, as a handler serving a cached file would. */
     private static AsyncHandler bytes(byte[] body) {
-        return (request, response, callback) -> {
+        return AsyncHandler.nonBlocking((request, response, callback) -> {
             response.header("Content-Type", "application/octet-stream");
             response.write(true, ByteBuffer.wrap(body), callback);
-        };
+        });
     }
 
     private static void assertWithin(double expected, double low, double high, double actual, Object what) {
@@ -136,6 +136,7 @@ class ThrottleHandlerTest {
     void aFileRegionIsThrottledLikeABuffer(ByteBufferPool pool, @TempDir Path dir) throws Exception {
         byte[] body = Download.payload(300 * KIB);
         Path path = Files.write(dir.resolve("file.bin"), body);
+        // Blocking (the default): it opens a file.
         AsyncHandler files = (request, response, callback) -> {
             FileChannel file = FileChannel.open(path, StandardOpenOption.READ);
             response.write(
@@ -237,8 +238,8 @@ class ThrottleHandlerTest {
     void aClientBeyondItsCapGets429WithRetryAfter(ByteBufferPool pool) throws Exception {
         byte[] big = Download.payload(200 * KIB);
         byte[] small = Download.payload(KIB);
-        AsyncHandler app = (request, response, callback) ->
-                bytes(request.path().equals("/big") ? big : small).handle(request, response, callback);
+        AsyncHandler app = AsyncHandler.nonBlocking((request, response, callback) ->
+                bytes(request.path().equals("/big") ? big : small).handle(request, response, callback));
         ThrottleLimits limits = ThrottleLimits.builder()
                 .requestRate(100 * KIB)
                 .maxRequestsPerClient(2)
@@ -334,13 +335,13 @@ class ThrottleHandlerTest {
         CompletableFuture<Throwable> failure = new CompletableFuture<>();
         byte[] block = Download.payload(64 * KIB);
         byte[] body = Download.payload(KIB * KIB);
-        AsyncHandler app = (request, response, callback) -> {
+        AsyncHandler app = AsyncHandler.nonBlocking((request, response, callback) -> {
             if (request.path().equals("/forever")) {
                 new Forever(response, block, completed, failure, callback).iterate();
             } else {
                 bytes(body).handle(request, response, callback);
             }
-        };
+        });
         int port = start(
                 pool,
                 ThrottleLimits.builder().requestRate(64L * KIB * KIB).build(),

@@ -236,6 +236,7 @@ class ZeroCopyTest extends StaticFilesTestSupport {
     void withoutContentLengthTheFileIsCopiedThroughChunks() throws Exception {
         Path file = randomFile("chunked.bin", 200_000);
         // Not the last write and no Content-Length: the response is chunked, which zero-copy cannot frame.
+        // Blocking (the default): it opens a file.
         AsyncHandler handler = (request, response, callback) -> {
             FileChannel channel = FileChannel.open(file);
             response.write(
@@ -262,7 +263,7 @@ class ZeroCopyTest extends StaticFilesTestSupport {
         randomFile("wrapped.bin", 100_000);
         StaticFiles handler = StaticFiles.of(root);
         AtomicInteger fileWrites = new AtomicInteger();
-        AsyncHandler wrapping = (request, response, callback) -> handler.handle(
+        AsyncHandler wrapping = AsyncHandler.nonBlocking((request, response, callback) -> handler.handle(
                 request,
                 new ResponseWrapper(response) {
                     @Override
@@ -280,7 +281,7 @@ class ZeroCopyTest extends StaticFilesTestSupport {
                         }
                     }
                 },
-                callback);
+                callback));
         startServer(wrapping, b -> b);
         Reply reply = get("/wrapped.bin").assertFramed();
         assertEquals(200, reply.status());

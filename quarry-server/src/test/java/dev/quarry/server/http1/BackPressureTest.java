@@ -50,8 +50,10 @@ class BackPressureTest extends ServerTestBase {
 
     private Router routes() {
         Router router = new Router();
-        router.route("GET /ok", (AsyncHandler) (request, response, callback) ->
-                response.write(true, ByteBuffer.wrap(new byte[] {'o', 'k'}), callback));
+        router.route(
+                "GET /ok",
+                AsyncHandler.nonBlocking((request, response, callback) ->
+                        response.write(true, ByteBuffer.wrap(new byte[] {'o', 'k'}), callback)));
         router.route("POST /echo", Bodies.blockingEcho());
         router.route("POST /async-echo", Bodies.asyncEcho());
         router.route("GET /flood", (request, response) -> {
@@ -70,43 +72,45 @@ class BackPressureTest extends ServerTestBase {
             }
             writerFinished = true;
         });
-        router.route("GET /async-flood", (AsyncHandler) (request, response, callback) -> new IteratingCallback() {
-            @Override
-            protected Action process() {
-                if (written.get() == TOTAL) {
-                    return Action.SUCCEEDED;
-                }
-                ByteBuffer chunk = ByteBuffer.allocate(CHUNK);
-                Arrays.fill(chunk.array(), (byte) 'y');
-                asyncWritePending = true;
-                response.write(written.get() + CHUNK == TOTAL, chunk, this);
-                return Action.SCHEDULED;
-            }
+        router.route(
+                "GET /async-flood",
+                AsyncHandler.nonBlocking((request, response, callback) -> new IteratingCallback() {
+                    @Override
+                    protected Action process() {
+                        if (written.get() == TOTAL) {
+                            return Action.SUCCEEDED;
+                        }
+                        ByteBuffer chunk = ByteBuffer.allocate(CHUNK);
+                        Arrays.fill(chunk.array(), (byte) 'y');
+                        asyncWritePending = true;
+                        response.write(written.get() + CHUNK == TOTAL, chunk, this);
+                        return Action.SCHEDULED;
+                    }
 
-            @Override
-            public void succeeded() {
-                asyncWritePending = false;
-                written.addAndGet(CHUNK);
-                super.succeeded();
-            }
+                    @Override
+                    public void succeeded() {
+                        asyncWritePending = false;
+                        written.addAndGet(CHUNK);
+                        super.succeeded();
+                    }
 
-            @Override
-            protected void onCompleteSuccess() {
-                writerFinished = true;
-                callback.succeeded();
-            }
+                    @Override
+                    protected void onCompleteSuccess() {
+                        writerFinished = true;
+                        callback.succeeded();
+                    }
 
-            @Override
-            protected void onCompleteFailure(Throwable cause) {
-                writerFailed.complete(cause);
-                callback.failed(cause);
-            }
+                    @Override
+                    protected void onCompleteFailure(Throwable cause) {
+                        writerFailed.complete(cause);
+                        callback.failed(cause);
+                    }
 
-            @Override
-            public InvocationType invocationType() {
-                return InvocationType.NON_BLOCKING;
-            }
-        }.iterate());
+                    @Override
+                    public InvocationType invocationType() {
+                        return InvocationType.NON_BLOCKING;
+                    }
+                }.iterate()));
         return router;
     }
 

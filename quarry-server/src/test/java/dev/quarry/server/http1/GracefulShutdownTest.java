@@ -55,10 +55,10 @@ class GracefulShutdownTest extends ServerTestBase {
 
     private Router routes() {
         Router router = new Router();
-        router.route("GET /fast", (AsyncHandler) (request, response, callback) -> {
+        router.route("GET /fast", AsyncHandler.nonBlocking((request, response, callback) -> {
             count(request);
             text(response, "fast", callback);
-        });
+        }));
         router.route("GET /block", (request, response) -> {
             count(request);
             response.send("block");
@@ -71,12 +71,12 @@ class GracefulShutdownTest extends ServerTestBase {
             }
             response.send("slow-block");
         });
-        router.route("GET /slow-async", (AsyncHandler) (request, response, callback) -> {
+        router.route("GET /slow-async", AsyncHandler.nonBlocking((request, response, callback) -> {
             count(request);
             // Holds no thread: completed by the test after the stop began.
             parkedAsync.add(() -> text(response, "slow-async", callback));
             slowParked.incrementAndGet();
-        });
+        }));
         return router;
     }
 

@@ -44,22 +44,28 @@ class HandlerErrorTest extends ServerTestBase {
 
     private Router routes() {
         Router router = new Router();
-        router.route("GET /ok", (AsyncHandler) (request, response, callback) ->
-                response.write(true, ByteBuffer.wrap("ok".getBytes(StandardCharsets.US_ASCII)), callback));
+        router.route(
+                "GET /ok",
+                AsyncHandler.nonBlocking((request, response, callback) ->
+                        response.write(true, ByteBuffer.wrap("ok".getBytes(StandardCharsets.US_ASCII)), callback)));
         router.route("GET /throw", (request, response) -> {
             response.header("X-Lost", "set before the failure");
             throw new IllegalStateException("secret detail");
         });
-        router.route("GET /async-throw", (AsyncHandler) (request, response, callback) -> {
+        router.route("GET /async-throw", AsyncHandler.nonBlocking((request, response, callback) -> {
             throw new IllegalStateException("secret detail");
-        });
-        router.route("GET /async-fail", (AsyncHandler)
-                (request, response, callback) -> callback.failed(new IllegalStateException("secret detail")));
+        }));
+        router.route(
+                "GET /async-fail",
+                AsyncHandler.nonBlocking(
+                        (request, response, callback) -> callback.failed(new IllegalStateException("secret detail"))));
         router.route("GET /http-exception", (request, response) -> {
             throw new HttpException(403, "not for you");
         });
-        router.route("GET /async-http-exception", (AsyncHandler)
-                (request, response, callback) -> callback.failed(new HttpException(409, "conflicting state")));
+        router.route(
+                "GET /async-http-exception",
+                AsyncHandler.nonBlocking(
+                        (request, response, callback) -> callback.failed(new HttpException(409, "conflicting state"))));
         router.route("GET /throw-after-commit", (request, response) -> {
             OutputStream out = response.outputStream();
             out.write("partial".getBytes(StandardCharsets.US_ASCII));
@@ -73,17 +79,19 @@ class HandlerErrorTest extends ServerTestBase {
             out.flush();
             throw new IllegalStateException("too late for a 500");
         });
-        router.route("GET /twice", (AsyncHandler) (request, response, callback) -> response.write(
-                true,
-                ByteBuffer.wrap("once".getBytes(StandardCharsets.US_ASCII)),
-                Callback.from(
-                        () -> {
-                            callback.succeeded();
-                            callback.succeeded();
-                            callback.failed(new IllegalStateException("and a failure too"));
-                        },
-                        callback::failed)));
-        router.route("GET /never", (AsyncHandler) (request, response, callback) -> stuck.complete(callback));
+        router.route(
+                "GET /twice",
+                AsyncHandler.nonBlocking((request, response, callback) -> response.write(
+                        true,
+                        ByteBuffer.wrap("once".getBytes(StandardCharsets.US_ASCII)),
+                        Callback.from(
+                                () -> {
+                                    callback.succeeded();
+                                    callback.succeeded();
+                                    callback.failed(new IllegalStateException("and a failure too"));
+                                },
+                                callback::failed))));
+        router.route("GET /never", AsyncHandler.nonBlocking((request, response, callback) -> stuck.complete(callback)));
         router.route("POST /wait-for-body", (request, response) -> {
             try {
                 request.inputStream().readAllBytes();
@@ -93,12 +101,12 @@ class HandlerErrorTest extends ServerTestBase {
             }
             response.send("read it all");
         });
-        router.route("GET /fire-and-forget", (AsyncHandler) (request, response, callback) -> {
+        router.route("GET /fire-and-forget", AsyncHandler.nonBlocking((request, response, callback) -> {
             byte[] big = new byte[8 * 1024 * 1024];
             java.util.Arrays.fill(big, (byte) 'f');
             response.write(true, ByteBuffer.wrap(big), Callback.NOOP);
             callback.succeeded(); // before the write completed: the exchange must still end after it
-        });
+        }));
         router.route("GET /bad-length", (request, response) -> {
             response.header("Content-Length", "ten");
             response.send("never sent");

@@ -22,10 +22,12 @@ class HandlerThreadingTest extends ServerTestBase {
     private void startServer(boolean virtualThreads) throws Exception {
         start(builder -> builder.virtualThreads(virtualThreads)
                 .route("GET /blocking", (request, response) -> response.send(describe(Thread.currentThread())))
-                .route("GET /async", (AsyncHandler) (request, response, callback) -> response.write(
-                        true,
-                        ByteBuffer.wrap(describe(Thread.currentThread()).getBytes(StandardCharsets.UTF_8)),
-                        callback)));
+                .route(
+                        "GET /async",
+                        AsyncHandler.nonBlocking((request, response, callback) -> response.write(
+                                true,
+                                ByteBuffer.wrap(describe(Thread.currentThread()).getBytes(StandardCharsets.UTF_8)),
+                                callback))));
     }
 
     private String get(String path) throws Exception {

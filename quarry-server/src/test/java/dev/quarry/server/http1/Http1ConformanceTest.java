@@ -47,7 +47,7 @@ class Http1ConformanceTest extends ServerTestBase {
                 }
             }
         });
-        router.route("GET /trailers", (AsyncHandler) (request, response, callback) -> {
+        router.route("GET /trailers", AsyncHandler.nonBlocking((request, response, callback) -> {
             response.trailers(() -> {
                 HttpFields trailers = new HttpFields(2);
                 trailers.put("X-Checksum", "abc123");
@@ -60,9 +60,11 @@ class Http1ConformanceTest extends ServerTestBase {
                             () -> response.write(
                                     true, ByteBuffer.wrap("second".getBytes(StandardCharsets.US_ASCII)), callback),
                             callback::failed));
-        });
-        router.route("POST /ignore-body", (AsyncHandler) (request, response, callback) ->
-                response.write(true, ByteBuffer.wrap("ignored".getBytes(StandardCharsets.US_ASCII)), callback));
+        }));
+        router.route(
+                "POST /ignore-body",
+                AsyncHandler.nonBlocking((request, response, callback) -> response.write(
+                        true, ByteBuffer.wrap("ignored".getBytes(StandardCharsets.US_ASCII)), callback)));
         router.route("GET /big-head", (request, response) -> {
             response.header("X-Big", "h".repeat(100_000));
             response.send("small body");

@@ -49,8 +49,10 @@ class Http1StarvationTest extends ServerTestBase {
                     byte[] body = request.inputStream().readAllBytes();
                     response.send("got " + new String(body, StandardCharsets.US_ASCII));
                 })
-                .route("GET /health", (AsyncHandler) (request, response, callback) -> response.write(
-                        true, ByteBuffer.wrap("healthy".getBytes(StandardCharsets.US_ASCII)), callback)));
+                .route(
+                        "GET /health",
+                        AsyncHandler.nonBlocking((request, response, callback) -> response.write(
+                                true, ByteBuffer.wrap("healthy".getBytes(StandardCharsets.US_ASCII)), callback))));
         assertEquals(0, server.threadPool().statistics().reserved());
         assertEquals(0, server.threadPool().getReservedThreadsCapacity(), "4 threads leave none to reserve");
 
@@ -116,8 +118,10 @@ class Http1StarvationTest extends ServerTestBase {
                     byte[] body = request.inputStream().readAllBytes();
                     response.send("got " + new String(body, StandardCharsets.US_ASCII));
                 })
-                .route("GET /health", (AsyncHandler) (request, response, callback) -> response.write(
-                        true, ByteBuffer.wrap("healthy".getBytes(StandardCharsets.US_ASCII)), callback)));
+                .route(
+                        "GET /health",
+                        AsyncHandler.nonBlocking((request, response, callback) -> response.write(
+                                true, ByteBuffer.wrap("healthy".getBytes(StandardCharsets.US_ASCII)), callback))));
 
         List<RawClient> uploads = new ArrayList<>();
         for (int i = 0; i < CONNECTIONS; i++) {

@@ -35,8 +35,10 @@ class HttpClientTest extends ServerTestBase {
         router.route("POST /async-digest", Bodies.asyncDigest());
         router.route("GET /download", Bodies.blockingDownload());
         router.route("GET /async-download", Bodies.asyncDownload());
-        router.route("GET /ok", (AsyncHandler) (request, response, callback) ->
-                response.write(true, ByteBuffer.wrap(new byte[] {'o', 'k'}), callback));
+        router.route(
+                "GET /ok",
+                AsyncHandler.nonBlocking((request, response, callback) ->
+                        response.write(true, ByteBuffer.wrap(new byte[] {'o', 'k'}), callback)));
         start(builder -> builder.handler(router));
         client = httpClient();
     }

@@ -38,7 +38,7 @@ class PipelinedOutputTest extends ServerTestBase {
         Arrays.fill(other, (byte) 'Z');
         start(
                 Transport.UNIX,
-                builder -> builder.handler((AsyncHandler) (request, response, callback) -> {
+                builder -> builder.handler(AsyncHandler.nonBlocking((request, response, callback) -> {
                     byte[] body;
                     if (request.path().equals("/other")) {
                         body = other;
@@ -48,7 +48,7 @@ class PipelinedOutputTest extends ServerTestBase {
                                 .getBytes(StandardCharsets.US_ASCII);
                     }
                     response.write(true, ByteBuffer.wrap(body), callback);
-                }));
+                })));
 
         int full = requestsUntilTheServerWaits();
         RawClient slow = connect();

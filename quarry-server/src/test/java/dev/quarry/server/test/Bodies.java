@@ -74,7 +74,7 @@ public final class Bodies {
 
     /** @return a non-blocking handler that digests the body as it is demanded, then answers {@code length:sha256} */
     public static AsyncHandler asyncDigest() {
-        return (request, response, callback) -> new Runnable() {
+        return AsyncHandler.nonBlocking((request, response, callback) -> new Runnable() {
             private final MessageDigest digest = newDigest();
             private long length;
 
@@ -102,7 +102,7 @@ public final class Bodies {
                     }
                 }
             }
-        }.run();
+        }.run());
     }
 
     /**
@@ -128,7 +128,7 @@ public final class Bodies {
      *     writes, each started when the previous one completed; with {@code length=true} it declares the length
      */
     public static AsyncHandler asyncDownload() {
-        return (request, response, callback) -> {
+        return AsyncHandler.nonBlocking((request, response, callback) -> {
             byte[] content = content(size(request), seed(request));
             if (request.queryParameter("length").isPresent()) {
                 response.header("Content-Length", String.valueOf(content.length));
@@ -163,7 +163,7 @@ public final class Bodies {
                     return InvocationType.NON_BLOCKING;
                 }
             }.iterate();
-        };
+        });
     }
 
     /** @return a blocking handler that copies the body to the response */
@@ -180,7 +180,7 @@ public final class Bodies {
      *     demands the next chunk only when that write completed: back pressure both ways
      */
     public static AsyncHandler asyncEcho() {
-        return (request, response, callback) -> new IteratingCallback() {
+        return AsyncHandler.nonBlocking((request, response, callback) -> new IteratingCallback() {
             private Content.Chunk writing;
             private boolean done;
 
@@ -226,7 +226,7 @@ public final class Bodies {
             public InvocationType invocationType() {
                 return InvocationType.NON_BLOCKING;
             }
-        }.iterate();
+        }.iterate());
     }
 
     private static int size(Request request) {

@@ -1,7 +1,6 @@
 package dev.quarry.server.internal.h1;
 
 import dev.quarry.core.Callback;
-import dev.quarry.core.Invocable;
 import dev.quarry.core.InvocationType;
 import dev.quarry.http.BadMessageException;
 import dev.quarry.http.HttpFields;
@@ -60,7 +59,6 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
     private final Http1Request request;
     private final HttpParser parser;
     private final AtomicInteger exchangeState = new AtomicInteger(IDLE);
-    private final Runnable resumeProcessing = this::process;
     // One of each per connection; the hot path calls them directly (final classes, monomorphic).
     private final Http1Buffers buffers;
     final Http1ResponseWriter writer;
@@ -338,14 +336,13 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
         }
     }
 
-    /** Resumes processing on the thread that completed an exchange asynchronously. */
+    /**
+     * Resumes processing on the thread that completed an exchange asynchronously. The next pipelined request's handler
+     * goes through the dispatch point like any other, which reads this thread's mark: a selector thread completing a
+     * write (marked) dispatches a blocking handler; a handler's own thread (a virtual thread) may run it in place.
+     */
     private void resume() {
-        if (context.readInvocationType() == InvocationType.NON_BLOCKING) {
-            process();
-        } else {
-            // This thread may be an I/O thread completing a write: run blocking handlers elsewhere.
-            Invocable.invokeNonBlocking(resumeProcessing);
-        }
+        process();
     }
 
     /** @return whether processing may continue with the next request */

@@ -58,7 +58,7 @@ public final class Http2ServerConnection extends AbstractConnection
     private static final System.Logger LOG = System.getLogger(Http2ServerConnection.class.getName());
     private final ServerContext context;
     private final Http2Config config;
-    private final ReentrantLock lock = new ReentrantLock();
+    private final ReentrantLock lock = new Http2SessionLock();
     private final FrameParser parser;
     private final FrameGenerator generator;
     private final Http2Flusher flusher;
