@@ -60,8 +60,9 @@ qb_require curl taskset
 qb_check_cores
 
 if [ "${QUARRY_BENCH_SKIP_BUILD:-0}" != 1 ] || [ ! -f "$JAR" ]; then
-    qb_log "building quarry-bench (mvn -q package -DskipTests) ..."
-    if ! (cd "$QB_ROOT" && mvn -q -B package -DskipTests -Dspotless.check.skip=true -pl quarry-bench -am) \
+    qb_log "building quarry-bench (mvn -q -Pbench package -DskipTests) ..."
+    if ! (cd "$QB_ROOT" && mvn -q -B -Pbench package -DskipTests -Dspotless.check.skip=true \
+        -Dmaven.javadoc.skip=true -Dmaven.source.skip=true -pl quarry-bench -am) \
         >"$QB_TMP/build.log" 2>&1; then
         sed -e 's/\x1b\[[0-9;]*m//g' "$QB_TMP/build.log" | grep -v -e '^WARNING: ' -e '^$' >&2 || true
         qb_log "error: the quarry-bench build failed"
