@@ -165,9 +165,15 @@ public final class Main {
         stopped.await();
     }
 
-    /** One line per record, Jetty-like: {@code 2026-11-22 12:00:00.000 INFO Started http/1.1 on 0.0.0.0:8080}. */
+    /**
+     * One line per record, Jetty-like: {@code 2026-11-22 12:00:00.000 INFO Started http/1.1 on 0.0.0.0:8080}; unless
+     * the user configures logging (a format of their own, or a {@code java.util.logging.config.file} whose format line
+     * a system property would override). See docs/logging.md.
+     */
     private static void configureLogging() {
-        if (System.getProperty("java.util.logging.SimpleFormatter.format") == null) {
+        if (System.getProperty("java.util.logging.SimpleFormatter.format") == null
+                && System.getProperty("java.util.logging.config.file") == null
+                && System.getProperty("java.util.logging.config.class") == null) {
             System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tF %1$tT.%1$tL %4$s %5$s%6$s%n");
         }
     }
