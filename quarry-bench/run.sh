@@ -18,8 +18,10 @@ shift
 
 jar="$here/target/quarry-bench.jar"
 build_bench() {
-    echo "building quarry-bench (mvn -q package -DskipTests) ..." >&2
-    (cd "$root" && mvn -q -B package -DskipTests -Dspotless.check.skip=true -pl quarry-bench -am) >&2
+    echo "building quarry-bench (mvn -q -Pbench package -DskipTests) ..." >&2
+    # The benchmarks are not in the default reactor: -Pbench adds them (see the root pom.xml).
+    (cd "$root" && mvn -q -B -Pbench package -DskipTests -Dspotless.check.skip=true -Dmaven.javadoc.skip=true \
+        -Dmaven.source.skip=true -pl quarry-bench -am) >&2
 }
 
 if [ -x "$here/scripts/$suite.sh" ]; then

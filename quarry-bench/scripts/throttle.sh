@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# quarry-bench/run.sh throttle: the token-bucket seed's experiment over real sockets. 100 concurrent clients each
+# quarry-bench/run.sh throttle: the experiment of "Tenfold increase in server throughput with Servlet
+# 3.0 asynchronous processing" over real sockets. 100 concurrent clients each
 # download a 200 KiB file at a per-request limit of 20 KiB/s from a server with 10 platform threads and no virtual
 # threads: Quarry (writes parked on the timer) against a thread-per-request blocking baseline with the same 10 threads
-# (the seed's pre-Servlet-3.0 loop: take a 20 KiB token, waiting; write; repeat), where 90 clients queue for a thread
-# (the seed saw ~9 s to the first byte). Then two more experiments on Quarry alone:
+# (the article's pre-Servlet-3.0 loop: take a 20 KiB token, waiting; write; repeat), where 90 clients queue for a thread
+# (the article saw ~9 s to the first byte). Then two more experiments on Quarry alone:
 #   - global limit: 100 clients download again and again for 30 s through a 20 MiB/s global limit (no per-request
 #     limit); the body bytes they receive per second must be the limit within 2 %;
-#   - never-reading clients (the seed's "Dr. Evil"): 100 connections ask for an endless body (/big.bin, 1 GiB, at the
+#   - never-reading clients (the article's "Dr. Evil"): 100 connections ask for an endless body (/big.bin, 1 GiB, at the
 #     same 20 KiB/s per request; ThrottleServerMain: its own endless body) and never read, while 20 well-behaved clients
 #     download the 200 KiB file at 20 KiB/s; the server's RSS must stay flat (growth under 10 MiB) and the good clients
 #     must be unaffected (INFO line). At 20 KiB/s the kernel's socket buffers (~360 KiB per connection on loopback)
@@ -59,8 +60,9 @@ qb_require curl taskset
 qb_check_cores
 
 if [ "${QUARRY_BENCH_SKIP_BUILD:-0}" != 1 ] || [ ! -f "$JAR" ]; then
-    qb_log "building quarry-bench (mvn -q package -DskipTests) ..."
-    if ! (cd "$QB_ROOT" && mvn -q -B package -DskipTests -Dspotless.check.skip=true -pl quarry-bench -am) \
+    qb_log "building quarry-bench (mvn -q -Pbench package -DskipTests) ..."
+    if ! (cd "$QB_ROOT" && mvn -q -B -Pbench package -DskipTests -Dspotless.check.skip=true \
+        -Dmaven.javadoc.skip=true -Dmaven.source.skip=true -pl quarry-bench -am) \
         >"$QB_TMP/build.log" 2>&1; then
         sed -e 's/\x1b\[[0-9;]*m//g' "$QB_TMP/build.log" | grep -v -e '^WARNING: ' -e '^$' >&2 || true
         qb_log "error: the quarry-bench build failed"
@@ -205,7 +207,7 @@ run_downloads() {
     qb_log "-- $name: $line cpu=${CPU[$name]}%"
 }
 
-# --- 1. Quarry and the baseline, the seed's experiment ---------------------------------------------------------------
+# --- 1. Quarry and the baseline, the article's experiment ------------------------------------------------------------
 for name in quarry baseline; do
     port=$((port + 1))
     qb_log "-- $name: starting on core $QB_SERVER_CPU, port $port"

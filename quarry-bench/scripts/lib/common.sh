@@ -157,9 +157,10 @@ qb_build_peers() {
     if [ "${QUARRY_BENCH_SKIP_BUILD:-0}" = 1 ] && [ -f "$QB_PEERS_JAR" ]; then
         return 0
     fi
-    qb_log "building quarry-bench/peers (mvn -q package -DskipTests) ..."
+    qb_log "building quarry-bench/peers (mvn -q -Pbench package -DskipTests) ..."
     local log="$QB_TMP/build.log"
-    if ! (cd "$QB_ROOT" && mvn -q -B package -DskipTests -Dspotless.check.skip=true -pl quarry-bench/peers) \
+    # The peers are not in the default reactor: -Pbench adds them (see the root pom.xml).
+    if ! (cd "$QB_ROOT" && mvn -q -B -Pbench package -DskipTests -Dspotless.check.skip=true -pl quarry-bench/peers) \
         >"$log" 2>&1; then
         # Maven's own JVM warns about sun.misc.Unsafe on recent JDKs: show only what matters.
         sed -e 's/\x1b\[[0-9;]*m//g' "$log" | grep -v -e '^WARNING: ' -e '^$' >&2 || true

@@ -22,8 +22,11 @@ public final class Main {
               plaintext   the TechEmpower plaintext app: GET /plaintext answers "Hello, World!"
                           (HTTP/1.1 and h2c on one port; used by quarry-bench/run.sh plaintext and h2)
 
-            Run 'quarry <command> --help' for the options of a command.
-            Environment: JAVA_OPTS are passed to the JVM (e.g. JAVA_OPTS="-Xmx1g").
+            Options:
+              -h, --help      this help; 'quarry <command> --help' shows the options of a command
+              -V, --version   the version of Quarry and of the Java runtime
+
+            Environment: JAVA_OPTS are passed to the JVM (e.g. JAVA_OPTS="-Xmx1g"; logging: docs/logging.md).
             """;
 
     static final String PLAINTEXT_USAGE = """
@@ -41,7 +44,7 @@ public final class Main {
               --virtual-threads on|off  run blocking handlers on virtual threads (default on)
               --threads N             maximum platform threads (default: 8 per core, at least 16)
               --selectors N           selector threads (default: 1 per 4 cores, at least 1)
-              --help                  this help
+              -h, --help              this help
             """;
 
     private static final Set<String> SERVER_OPTIONS =
@@ -63,19 +66,22 @@ public final class Main {
     }
 
     static int run(List<String> args, PrintStream out, PrintStream err) {
-        if (args.isEmpty()
-                || args.get(0).equals("--help")
-                || args.get(0).equals("-h")
-                || args.get(0).equals("help")) {
+        if (args.isEmpty() || Options.isHelp(args.get(0)) || args.get(0).equals("help")) {
             out.print(USAGE);
             return args.isEmpty() ? 2 : 0;
+        }
+        if (args.get(0).equals("--version")
+                || args.get(0).equals("-V")
+                || args.get(0).equals("version")) {
+            out.print(Version.describe());
+            return 0;
         }
         String command = args.get(0);
         List<String> rest = args.subList(1, args.size());
         try {
             switch (command) {
                 case "serve" -> {
-                    if (rest.contains("--help")) {
+                    if (Options.wantsHelp(rest)) {
                         out.print(ServeCommand.USAGE);
                         return 0;
                     }
@@ -84,7 +90,7 @@ public final class Main {
                     return 0;
                 }
                 case "plaintext" -> {
-                    if (rest.contains("--help")) {
+                    if (Options.wantsHelp(rest)) {
                         out.print(PLAINTEXT_USAGE);
                         return 0;
                     }
@@ -159,9 +165,15 @@ public final class Main {
         stopped.await();
     }
 
-    /** One line per record, Jetty-like: {@code 2026-11-22 12:00:00.000 INFO Started http/1.1 on 0.0.0.0:8080}. */
+    /**
+     * One line per record, Jetty-like: {@code 2026-11-22 12:00:00.000 INFO Started http/1.1 on 0.0.0.0:8080}; unless
+     * the user configures logging (a format of their own, or a {@code java.util.logging.config.file} whose format line
+     * a system property would override). See docs/logging.md.
+     */
     private static void configureLogging() {
-        if (System.getProperty("java.util.logging.SimpleFormatter.format") == null) {
+        if (System.getProperty("java.util.logging.SimpleFormatter.format") == null
+                && System.getProperty("java.util.logging.config.file") == null
+                && System.getProperty("java.util.logging.config.class") == null) {
             System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tF %1$tT.%1$tL %4$s %5$s%6$s%n");
         }
     }

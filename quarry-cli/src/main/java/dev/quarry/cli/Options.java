@@ -30,6 +30,10 @@ final class Options {
         for (int i = 0; i < args.size(); i++) {
             String arg = args.get(i);
             if (!arg.startsWith("--")) {
+                // A lone "-" or a plain word is positional; "-p 80" is a mistake to name, not a directory to serve.
+                if (arg.length() > 1 && arg.startsWith("-")) {
+                    throw new UsageException("unknown option " + arg + " (options are long: --port, --host, ...)");
+                }
                 options.positional.add(arg);
                 continue;
             }
@@ -58,6 +62,16 @@ final class Options {
             }
         }
         return options;
+    }
+
+    /** @return whether {@code arg} asks for help: {@code -h} or {@code --help} */
+    static boolean isHelp(String arg) {
+        return arg.equals("-h") || arg.equals("--help");
+    }
+
+    /** @return whether any of a subcommand's arguments asks for help, which then wins over every other argument */
+    static boolean wantsHelp(List<String> args) {
+        return args.stream().anyMatch(Options::isHelp);
     }
 
     List<String> positional() {

@@ -62,7 +62,7 @@ final class ServeCommand {
               --threads N             maximum platform threads (default: 8 per core, at least 16)
               --selectors N           selector threads (default: 1 per 4 cores)
               --idle-timeout SECONDS  close connections idle this long (default 30; also 500ms, 5m)
-              --help                  this help
+              -h, --help              this help
             """;
 
     static final Set<String> OPTIONS = Set.of(

@@ -10,6 +10,7 @@ import java.net.SocketAddress;
 import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
 import java.net.UnixDomainSocketAddress;
+import java.net.UnknownHostException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
@@ -120,13 +121,35 @@ public final class ServerConnector implements LifeCycle, Dumpable, ConnectorMXBe
         InetSocketAddress address = config.host().isEmpty()
                 ? new InetSocketAddress(config.port())
                 : new InetSocketAddress(config.host().get(), config.port());
+        if (address.isUnresolved()) {
+            channel.close();
+            // bind would throw UnresolvedAddressException, whose message is null: name the host instead.
+            throw new UnknownHostException(
+                    "unknown host '" + address.getHostString() + "': it does not resolve to an address to bind");
+        }
         try {
             channel.bind(address, config.acceptQueueSize());
         } catch (IOException x) {
             channel.close();
-            throw new IOException("cannot bind " + address + ": " + x.getMessage(), x);
+            throw new IOException("cannot bind " + describe(address) + ": " + x.getMessage(), x);
         }
         return channel;
+    }
+
+    /**
+     * An address the way people write it: {@code 127.0.0.1:8080}, {@code [::1]:8080}, {@code 0.0.0.0:8080} for the
+     * wildcard, and {@code localhost (127.0.0.1:8080)} when it was given by name; never {@code InetSocketAddress}'s
+     * {@code localhost/127.0.0.1:8080} or {@code 0.0.0.0/0.0.0.0:8080}.
+     */
+    static String describe(InetSocketAddress address) {
+        // A wildcard bind is dual-stack (IPv6 "::" accepting IPv4 too): print it the way people write it.
+        String ip = address.getAddress().isAnyLocalAddress()
+                ? "0.0.0.0"
+                : address.getAddress().getHostAddress();
+        String hostPort = (ip.contains(":") ? "[" + ip + "]" : ip) + ":" + address.getPort();
+        String name = address.getHostString();
+        boolean literal = name.contains(":") || name.chars().allMatch(c -> c == '.' || Character.isDigit(c));
+        return literal ? hostPort : name + " (" + hostPort + ")";
     }
 
     private void acceptLoop() {
@@ -445,13 +468,8 @@ public final class ServerConnector implements LifeCycle, Dumpable, ConnectorMXBe
         builder.append(" on ");
         SocketAddress address = boundAddress;
         if (address instanceof InetSocketAddress inet) {
-            // A wildcard bind is dual-stack (IPv6 "::" accepting IPv4 too): print it the way people write it.
-            String host = inet.getAddress().isAnyLocalAddress()
-                    ? "0.0.0.0"
-                    : inet.getAddress().getHostAddress();
-            builder.append(host.contains(":") ? "[" + host + "]" : host)
-                    .append(':')
-                    .append(inet.getPort());
+            // The bound address carries no host name: this prints the numeric form only.
+            builder.append(describe(inet));
         } else if (address instanceof UnixDomainSocketAddress unixAddress) {
             builder.append("unix:").append(unixAddress.getPath());
         } else {

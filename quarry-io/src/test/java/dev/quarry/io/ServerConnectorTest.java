@@ -9,10 +9,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.quarry.core.thread.TryExecutor;
 import dev.quarry.core.timer.HashedWheelTimer;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
+import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -90,6 +94,22 @@ class ServerConnectorTest {
         return connector;
     }
 
+    private ServerConnector create(String host, int port) {
+        ServerConnector.Config config = new ServerConnector.Config(
+                "test",
+                Optional.of(host),
+                port,
+                Optional.empty(),
+                128,
+                1,
+                1,
+                0,
+                Duration.ofSeconds(30),
+                List.of(echoFactory()));
+        connector = ServerConnector.create(config, TryExecutor.noReserved(pool), IdleTimeouts.none());
+        return connector;
+    }
+
     private SocketChannel connect() throws IOException {
         SocketAddress address = connector.boundAddress().orElseThrow();
         SocketChannel client = address instanceof UnixDomainSocketAddress
@@ -115,6 +135,40 @@ class ServerConnectorTest {
             }
         }
         return buffer.array();
+    }
+
+    @Test
+    void anUnresolvableHostIsNamedInsteadOfAnExceptionClass() {
+        // .invalid never resolves (RFC 6761 6.4).
+        ServerConnector connector = create("no-such-host.invalid", 0);
+
+        UnknownHostException x = assertThrows(UnknownHostException.class, connector::start);
+        assertEquals("unknown host 'no-such-host.invalid': it does not resolve to an address to bind", x.getMessage());
+    }
+
+    @Test
+    void aBusyPortNamesTheAddressOnce() throws IOException {
+        try (ServerSocketChannel busy = ServerSocketChannel.open()) {
+            busy.bind(new InetSocketAddress("127.0.0.1", 0));
+            int port = ((InetSocketAddress) busy.getLocalAddress()).getPort();
+            ServerConnector connector = create("127.0.0.1", port);
+
+            IOException x = assertThrows(IOException.class, connector::start);
+            assertTrue(x.getMessage().startsWith("cannot bind 127.0.0.1:" + port + ": "), x.getMessage());
+        }
+    }
+
+    @Test
+    void addressesAreDescribedTheWayPeopleWriteThem() throws IOException {
+        assertEquals("0.0.0.0:8080", ServerConnector.describe(new InetSocketAddress(8080)));
+        assertEquals("127.0.0.1:80", ServerConnector.describe(new InetSocketAddress("127.0.0.1", 80)));
+        assertEquals(
+                "[0:0:0:0:0:0:0:1]:80",
+                ServerConnector.describe(new InetSocketAddress(InetAddress.getByName("::1"), 80)));
+        InetSocketAddress byName = new InetSocketAddress("localhost", 80);
+        assertEquals(
+                "localhost (" + byName.getAddress().getHostAddress().replaceAll("(.*:.*)", "[$1]") + ":80)",
+                ServerConnector.describe(byName));
     }
 
     @ParameterizedTest

@@ -366,7 +366,7 @@ public final class Server implements Dumpable {
     }
 
     /**
-     * A snapshot for the status page and {@code status.json}: the thread pool table of the virtual-threads seed,
+     * A snapshot for the status page and {@code status.json}: the thread pool table of the Jetty blog's Loom articles,
      * virtual threads, execution-strategy mode counts, connectors, connections per protocol, requests and responses,
      * bytes in and out, buffers, the timer, and every {@link StatusContributor}.
      *

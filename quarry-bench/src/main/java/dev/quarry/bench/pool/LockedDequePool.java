@@ -4,7 +4,8 @@ import java.util.ArrayDeque;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The baseline the connection-pool seed starts from: the available entries in an {@link ArrayDeque} behind one
+ * The baseline that "Object Pooling, Benchmarks, and Another Way" (Jetty blog) starts from: the available entries in
+ * an {@link ArrayDeque} behind one
  * {@link ReentrantLock}, as in the Jetty 9 connection pools. Duplex and multiplex use the deque as a stack (the most
  * recently released entry is reused first, like {@code PoolStrategy.FIRST} maximising reuse); round-robin uses it as a
  * queue (take from the head, put back at the tail). Multiplexing counts holders per entry: an entry stays in the deque

@@ -15,9 +15,10 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.infra.Blackhole;
 
 /**
- * The seed's benchmark: acquire, burn 10-20 tokens of CPU as if using the pooled object, release; the threads hammer one
- * pool of {@link #ENTRIES} entries. Three side-by-side implementations, each in every {@link PoolType}: Quarry's
- * {@link Pool}, Jetty 12's {@link ConcurrentPool}, and a {@link LockedDequePool}.
+ * The benchmark of "Object Pooling, Benchmarks, and Another Way" (Jetty blog): acquire, burn 10-20 tokens of CPU as if
+ * using the pooled object, release; the threads hammer one pool of {@link #ENTRIES} entries. Three side-by-side
+ * implementations, each in every {@link PoolType}: Quarry's {@link Pool}, Jetty 12's {@link ConcurrentPool}, and a
+ * {@link LockedDequePool}.
  *
  * <p>An acquire may find nothing while other threads hold the entries or race for them (with as many threads as
  * entries a lock-free scan can still miss an entry released behind it); it then retries, and the {@code misses}
@@ -25,7 +26,10 @@ import org.openjdk.jmh.infra.Blackhole;
  */
 @BenchmarkMode(Mode.Throughput)
 public class PoolBenchmark {
-    /** As in the seed (12 threads, 12 connections, 12 cores): as many entries, and JMH threads, as cores ({@link PoolSuite}). */
+    /**
+     * As in the article (12 threads, 12 connections, 12 cores): as many entries, and JMH threads, as cores ({@link
+     * PoolSuite}).
+     */
     static final int ENTRIES = Math.max(2, Runtime.getRuntime().availableProcessors());
 
     /** How often an acquire found nothing and was retried, per iteration. */

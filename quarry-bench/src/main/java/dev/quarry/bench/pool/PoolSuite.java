@@ -11,14 +11,15 @@ import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
- * The pool suite: the seed's acquire / consume CPU / release benchmark ({@link PoolBenchmark}) for Quarry's lock-free
+ * The pool suite: the acquire / consume CPU / release benchmark of "Object Pooling, Benchmarks, and Another Way"
+ * ({@link PoolBenchmark}) for Quarry's lock-free
  * pool, Jetty 12's {@code ConcurrentPool} and a lock + deque pool, in five configurations: duplex, multiplex (4 holders
  * per entry), round-robin, and the duplex and multiplex pools with Quarry's thread-local cache. Jetty 12 has no
  * thread-local cache, so in the {@code cached-*} rows Jetty runs its uncached configuration of the same pool.
  *
- * <p><b>Threads.</b> Exactly as in the seed, which ran 12 threads on 12 cores with 12 connections: as many JMH
+ * <p><b>Threads.</b> Exactly as in the article, which ran 12 threads on 12 cores with 12 connections: as many JMH
  * threads as cores and as many pool entries as threads (2, 2 and 2 on the 2-core machines this runs on). Each thread
- * then has a core, and a contended lock really bounces between cores, as on the seed's machine. Oversubscribing (for
+ * then has a core, and a contended lock really bounces between cores, as on the article's machine. Oversubscribing (for
  * example 4 threads on 2 cores) measures something else: waiters park on the lock, the lock holder runs alone, and the
  * lock+deque pool looks better than it is on a server whose threads all run; BENCHMARKS.md records that variant too.
  *

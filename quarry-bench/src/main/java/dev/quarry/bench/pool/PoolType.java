@@ -5,7 +5,7 @@ import java.util.Arrays;
 import org.eclipse.jetty.util.ConcurrentPool;
 
 /**
- * The pool configurations of the seed's benchmark, by the name used as the JMH {@code type} parameter, with the
+ * The pool configurations of the {@link PoolBenchmark}, by the name used as the JMH {@code type} parameter, with the
  * equivalent configuration of each peer. Jetty 12 has no thread-local cache (removed in 12.0.4), so the peer of the
  * {@code cached-*} rows is Jetty's uncached configuration of the same pool.
  */

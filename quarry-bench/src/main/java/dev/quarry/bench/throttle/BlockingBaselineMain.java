@@ -21,10 +21,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The baseline of the throttle scenario: the seed's pre-Servlet-3.0 download server, thread per request. The JDK's
+ * The baseline of the throttle scenario: the pre-Servlet-3.0 download server of "Tenfold increase in server throughput
+ * with Servlet 3.0 asynchronous processing", thread per request. The JDK's
  * {@code com.sun.net.httpserver} with a fixed pool of {@code --threads} platform threads runs one blocking loop per
  * download: take one token's worth of the request's bucket, waiting for it (the thread sleeps, held), write 20 KiB,
- * repeat. Requests beyond the pool wait in its queue, which is what the seed measured (about 9 s to the first byte
+ * repeat. Requests beyond the pool wait in its queue, which is what the article measured (about 9 s to the first byte
  * with 100 clients and 10 threads). The bucket is Quarry's {@link TokenBucket} so that the two servers pace bytes
  * alike; only the threading differs.
  *
@@ -95,7 +96,7 @@ public final class BlockingBaselineMain {
             }
             exchange.sendResponseHeaders(200, body.length);
             OutputStream out = exchange.getResponseBody();
-            // The seed's per-request bucket: one 20 KiB token per `token / rate` seconds, starting empty.
+            // The article's per-request bucket: one 20 KiB token per `token / rate` seconds, starting empty.
             TokenBucket bucket = rate == 0
                     ? TokenBucket.unlimited()
                     : TokenBucket.builder()

@@ -27,9 +27,9 @@ import java.util.function.LongConsumer;
  *   <li>{@code sustain}: {@code --clients} clients download {@code --path} again and again for {@code --warmup-seconds}
  *       plus {@code --seconds}; prints {@code SUSTAIN} with the body bytes per second received during the measured
  *       seconds (the global limit's experiment).
- *   <li>{@code evil}: {@code --clients} connections with a tiny receive buffer send one GET and never read (the seed's
- *       Dr. Evil); after {@code --hold-seconds} each is drained briefly to see whether the server closed it; prints
- *       {@code EVIL opened=N closed-by-server=K still-open=M}.
+ *   <li>{@code evil}: {@code --clients} connections with a tiny receive buffer send one GET and never read (the
+ *       throttling article's Dr. Evil); after {@code --hold-seconds} each is drained briefly to see whether the server
+ *       closed it; prints {@code EVIL opened=N closed-by-server=K still-open=M}.
  * </ul>
  *
  * <pre>

@@ -25,7 +25,7 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * Quarry's server in the throttle scenario until {@code ./quarry serve DIR --request-rate ...} exists: serves the files
- * of a directory (loaded in memory, like a cache in front of the disk: the seed's "caching layer") behind a
+ * of a directory (loaded in memory, like a cache in front of the disk: the article's "caching layer") behind a
  * {@link ThrottleHandler}, and {@code /big.bin}, an endless body for the never-reading clients, behind a second
  * throttle with only a global limit.
  *

@@ -96,8 +96,8 @@ abstract class EntryState extends EntryLeftPadding {
     static final int CONTENDED = -1;
 
     /**
-     * Tries once to acquire the entry, without retrying a lost race: the seed's scan moves on to the next entry rather
-     * than fight for this one, which spreads the load when many threads want the same early entry.
+     * Tries once to acquire the entry, without retrying a lost race: the pooling article's scan moves on to the next
+     * entry rather than fight for this one, which spreads the load when many threads want the same early entry.
      *
      * @return {@link #ACQUIRED}, {@link #UNAVAILABLE} or {@link #CONTENDED}
      */

@@ -21,7 +21,8 @@ import java.util.function.Function;
  * state word ({@link EntryState}: lifecycle, usage count and multiplex count in one {@code long}); a release is one CAS
  * on the same word. Nothing is dequeued or enqueued, so threads contend only when they want the same entry. Adding and
  * removing entries is rare (an object is created or closed): it replaces the array (copy-on-write) under a lock, and
- * readers see either the old or the new array.
+ * readers see either the old or the new array. The design is that of the Jetty blog's "Object Pooling, Benchmarks,
+ * and Another Way" (the pooling article below).
  *
  * <p><b>Creating entries asynchronously.</b> {@link #reserve()} adds a reserved entry (counted against
  * {@code maxEntries} as soon as it exists, so concurrent creations never overshoot), the caller creates the object, then
@@ -167,8 +168,8 @@ public final class Pool<T> implements Dumpable {
             }
         }
         // A miss looks for an idle entry first (at most one holder: its own), so that each thread gets an entry of its
-        // own to stick to, the seed's ideal case; otherwise every thread of a multiplexed FIRST pool would cache the
-        // first entry and the cache would save nothing of the contention on its state word.
+        // own to stick to, the pooling article's ideal case; otherwise every thread of a multiplexed FIRST pool would
+        // cache the first entry and the cache would save nothing of the contention on its state word.
         int index = multiplex > 1 ? acquireIndex(array, 1, limit) : -1;
         if (index < 0) {
             index = acquireIndex(array, multiplex, limit);
@@ -181,11 +182,11 @@ public final class Pool<T> implements Dumpable {
     }
 
     /**
-     * Visits the entries from the strategy's start index and acquires the first available one. As in the seed, a lost
-     * CAS race moves on to the next entry instead of retrying: under contention the load spills over to the next
-     * entries rather than every thread fighting over the first one's cache line (measured: +16% for a multiplexed FIRST
-     * pool on 2 cores). So that a lost race never turns into a false "nothing available", a pass that lost any race is
-     * followed by one that retries each entry until it is acquired or seen unavailable.
+     * Visits the entries from the strategy's start index and acquires the first available one. As in the pooling
+     * article, a lost CAS race moves on to the next entry instead of retrying: under contention the load spills over to
+     * the next entries rather than every thread fighting over the first one's cache line (measured: +16% for a
+     * multiplexed FIRST pool on 2 cores). So that a lost race never turns into a false "nothing available", a pass that
+     * lost any race is followed by one that retries each entry until it is acquired or seen unavailable.
      *
      * @return the index of the acquired entry, or -1 (an index rather than the entry, so that the cache can remember
      *     the position without another lookup)

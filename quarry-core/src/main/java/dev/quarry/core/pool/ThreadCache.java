@@ -9,9 +9,9 @@ package dev.quarry.core.pool;
  * <p>On a miss, a multiplexed pool looks for an idle entry before a shared one: otherwise every thread of a FIRST pool
  * would cache the first entry, still contend on its state word, and gain nothing.
  *
- * <p>The cache is filled when an acquire falls back to iterating, as the seed describes (the thread stores the
- * connection it acquired), not when an entry is released: that costs one thread-local lookup per acquire and none per
- * release, and it also serves a thread that hands its entry to another thread to release.
+ * <p>The cache is filled when an acquire falls back to iterating, as the pooling article describes (the thread stores
+ * the connection it acquired), not when an entry is released: that costs one thread-local lookup per acquire and none
+ * per release, and it also serves a thread that hands its entry to another thread to release.
  *
  * <p>It remembers <em>positions</em> in the pool's entry array, not entries: a thread-local value that referenced an
  * entry would keep the entry, its pooled object and (through the entry) the pool reachable for as long as the thread

@@ -7,8 +7,8 @@ import java.util.Objects;
 /**
  * A token bucket: tokens (bytes, requests, anything) accrue at {@link #rate()} per second up to {@link #capacity()},
  * and callers take them. Lock-free, allocation-free on every operation except {@link #reconfigure}, and refilled
- * lazily: there is no filler thread, so there is no filler racing with the takers (the seed's "major multi-threading
- * bug") and nothing to stop.
+ * lazily: there is no filler thread, so there is no filler racing with the takers (the "major multi-threading bug" of
+ * "Tenfold increase in server throughput with Servlet 3.0 asynchronous processing") and nothing to stop.
  *
  * <h2>State: one word per configuration</h2>
  *
@@ -41,7 +41,7 @@ import java.util.Objects;
  * a larger one does not fill the bucket. (Tokens that accrue at the old rate between the change's clock reading and
  * its seal, a few microseconds' worth, may be counted again at the new rate.)
  *
- * <h2>Command-query separation (the seed's point 4)</h2>
+ * <h2>Command-query separation (the throttling article's point 4)</h2>
  *
  * <p>The queries, {@link #available()} and {@link #nanosUntil(long)}, are pure: they do not even write back the lazy
  * refill. The commands ({@link #tryTake}, {@link #take}, {@link #reserve}) report their outcome, which breaks CQS on

@@ -10,9 +10,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * The thread-starvation scenario of the "eat what you kill" seed: every pooled thread ends up blocked in a consumed
- * task that waits for an event only the producer can deliver (as a handler blocked in a read waits for the selector
- * to see the bytes). A strategy that queues production behind those tasks deadlocks; the adaptive strategy must not.
+ * The thread-starvation scenario of "Thread Starvation with Eat What You Kill": every pooled thread ends up blocked in a
+ * consumed task that waits for an event only the producer can deliver (as a handler blocked in a read waits for the
+ * selector to see the bytes). A strategy that queues production behind those tasks deadlocks; the adaptive strategy must
+ * not.
  */
 class StarvationTest {
     private static final int POOL_THREADS = 4;

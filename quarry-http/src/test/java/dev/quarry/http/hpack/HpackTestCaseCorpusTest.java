@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 
 /**
- * The public HPACK corpus (http2jp/hpack-test-case, see shared/testdata/README.md): every story of every encoder's
- * directory decodes to its expected header lists, in order, with one decoder per story.
+ * The public HPACK corpus (http2jp/hpack-test-case, kept in conformance/hpack-test-case): every story of every
+ * encoder's directory decodes to its expected header lists, in order, with one decoder per story.
  */
 class HpackTestCaseCorpusTest {
 

@@ -12,8 +12,8 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 /**
- * Locates and reads the HPACK test corpus (http2jp/hpack-test-case) in the shared test data directory, given by the
- * {@code quarry.testdata} system property that quarry-http/pom.xml sets for Surefire.
+ * Locates and reads the HPACK test corpus (http2jp/hpack-test-case), which the repository keeps with its licence in
+ * conformance/hpack-test-case (see conformance/README.md).
  */
 final class TestData {
 
@@ -30,17 +30,32 @@ final class TestData {
     }
 
     static Path hpackTestCase() {
-        String property = System.getProperty("quarry.testdata");
-        if (property == null) {
-            fail("system property quarry.testdata is not set: run the tests through Maven (quarry-http/pom.xml sets it"
-                    + " to ../../shared/testdata from the module), or pass -Dquarry.testdata=/path/to/shared/testdata");
-        }
-        Path dir = Path.of(property).resolve("hpack-test-case").normalize();
-        if (!Files.isDirectory(dir)) {
-            fail("HPACK test corpus not found at " + dir.toAbsolutePath() + " (quarry.testdata=" + property
-                    + "); pass -Dquarry.testdata=/path/to/shared/testdata");
+        Path conformance = conformanceDirectory();
+        Path dir = conformance.resolve("hpack-test-case").normalize();
+        if (!Files.isDirectory(dir.resolve("raw-data"))) {
+            fail("HPACK test corpus not found at " + dir.toAbsolutePath()
+                    + ": it is part of the repository (conformance/hpack-test-case); is the checkout complete?");
         }
         return dir;
+    }
+
+    /**
+     * The repository's conformance/ folder: from the {@code quarry.conformance} property that quarry-http/pom.xml sets
+     * for Surefire, or, when a test runs outside Maven (an IDE), the nearest conformance/ above the working directory.
+     */
+    private static Path conformanceDirectory() {
+        String property = System.getProperty("quarry.conformance");
+        if (property != null) {
+            return Path.of(property);
+        }
+        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+            if (Files.isDirectory(dir.resolve("conformance/hpack-test-case"))) {
+                return dir.resolve("conformance");
+            }
+        }
+        fail("conformance/hpack-test-case not found above " + Path.of("").toAbsolutePath()
+                + ": run the tests from the repository (mvn verify), or pass -Dquarry.conformance=<repo>/conformance");
+        throw new AssertionError("unreachable");
     }
 
     /** @return the directories of encoder outputs (every directory but raw-data), sorted */

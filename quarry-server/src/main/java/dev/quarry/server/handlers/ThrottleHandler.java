@@ -16,8 +16,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 
 /**
- * Throttles the responses of the handler it wraps, by the limits of a {@link Throttle}: the token-bucket seed's
- * asynchronous download server, done right.
+ * Throttles the responses of the handler it wraps, by the limits of a {@link Throttle}: the asynchronous download
+ * server of "Tenfold increase in server throughput with Servlet 3.0 asynchronous processing", done right.
  *
  * <p>For each request it first decides, in O(1) without blocking:
  *

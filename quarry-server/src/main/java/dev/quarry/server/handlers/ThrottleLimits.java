@@ -18,7 +18,7 @@ import java.util.regex.Pattern;
  * <b>per-request</b> rate. A rate of 0 means unlimited. Each has a burst, the capacity of its token bucket; 0 picks
  * {@code max(2 * chunkSize, rate / 10)}: room for the chunk being waited for plus the next, and 100 ms of the rate.
  * Global and client buckets start full; a request's bucket starts empty, so that a download of {@code S} bytes at a
- * request rate {@code R} takes {@code S / R} from its first byte (the seed's 200 KiB at 20 KiB/s: 10 s).
+ * request rate {@code R} takes {@code S / R} from its first byte (the throttling article's 200 KiB at 20 KiB/s: 10 s).
  *
  * <p>Content is sent in chunks of at most {@link #chunkSize()} bytes, each one granted by all the buckets before it is
  * written; a chunk is also never larger than a bucket's capacity or one second of its rate, so that no chunk waits

@@ -1,10 +1,10 @@
 package dev.quarry.server.handlers;
 
 /**
- * The management view of a {@link Throttle}: its limits, readable and writable at run time (as in the seed, where the
- * bucket's capacity was a JMX attribute), and its statistics. Rates are in bytes per second and 0 means unlimited;
- * bursts are in bytes and 0 means the default. A setter that is given an invalid value throws
- * {@link IllegalArgumentException} naming it, and changes nothing.
+ * The management view of a {@link Throttle}: its limits, readable and writable at run time (as in the throttling
+ * article, where the bucket's capacity was a JMX attribute), and its statistics. Rates are in bytes per second and 0
+ * means unlimited; bursts are in bytes and 0 means the default. A setter that is given an invalid value throws {@link
+ * IllegalArgumentException} naming it, and changes nothing.
  *
  * <p>Get one with {@link Throttle#mxBean()} and register it yourself, e.g. as
  * {@code dev.quarry:type=Throttle,name=downloads}; the throttle registers nothing.

@@ -18,9 +18,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * The thread starvation scenario of the "eat what you kill" seed, over real sockets: a pool of 4 platform threads,
- * virtual threads off, 50 connections whose blocking handlers wait for request bodies that arrive late. A health
- * request on a fresh connection must still be answered, and every exchange must finish.
+ * The thread starvation scenario of "Thread Starvation with Eat What You Kill", over real sockets: a pool of 4 platform
+ * threads, virtual threads off, 50 connections whose blocking handlers wait for request bodies that arrive late. A
+ * health request on a fresh connection must still be answered, and every exchange must finish.
  *
  * <p>Why it works: with 4 threads the pool has no reserved thread ({@code min(cores, 4 / 8) = 0}), so the selector's
  * producing thread can never hand production over. A connection's read task is {@code EITHER} when the handler tree
