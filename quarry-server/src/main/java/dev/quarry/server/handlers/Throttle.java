@@ -38,7 +38,7 @@ import java.util.function.UnaryOperator;
  * <p><b>Client buckets</b> live in a map keyed by the client's IP address (Unix-domain clients share one key). An
  * entry lives while the client has requests in flight; once it has none, has been idle for
  * {@link ThrottleLimits#clientIdleEviction()} and its bucket is full again, a sweep on the timer evicts it. The sweep
- * runs only while the map is not empty, on the timer thread (it never blocks), in O(clients).
+ * runs only while the map is not empty, on the timer's executor (it never blocks), in O(clients).
  *
  * <p><b>Timer</b>: pass the server's (or any started) {@link HashedWheelTimer} to the builder to share it; otherwise
  * the throttle starts its own (one daemon thread), which {@link #stop()} stops. Writes parked when the timer stops
@@ -263,7 +263,7 @@ public final class Throttle implements LifeCycle, Dumpable {
         }
     }
 
-    /** Evicts the idle clients; runs on the timer thread (and in tests). */
+    /** Evicts the idle clients; runs on the timer's executor (and in tests). */
     void sweep() {
         long now = clock.nanoTime();
         long idle = limits.clientIdleEviction().toNanos();

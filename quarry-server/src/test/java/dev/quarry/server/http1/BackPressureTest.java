@@ -27,7 +27,7 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Back pressure from a client that stops reading: a handler writing 64 MB is held in its write (the blocking shape in
@@ -150,7 +150,7 @@ class BackPressureTest extends ServerTestBase {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void aBlockingWriterIsHeldByAClientThatDoesNotReadAndFailsWhenItLeaves(Transport transport) throws Exception {
         start(transport, builder -> builder.handler(routes()));
         RawClient slow = connect();
@@ -176,7 +176,7 @@ class BackPressureTest extends ServerTestBase {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void anAsyncWriterIsHeldByAClientThatDoesNotReadAndFailsWhenItLeaves(Transport transport) throws Exception {
         start(transport, builder -> builder.handler(routes()));
         RawClient slow = connect();
@@ -200,7 +200,7 @@ class BackPressureTest extends ServerTestBase {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void aClientThatResumesReadingGetsTheWholeBody(Transport transport) throws Exception {
         start(transport, builder -> builder.handler(routes()));
         RawClient slow = connect();
@@ -250,7 +250,7 @@ class BackPressureTest extends ServerTestBase {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     @Tag("stress")
     void aClientThatResumesReadingGetsTheWholeBodyEveryTime(Transport transport) throws Exception {
         // Each round stalls the writer and resumes it: a lost write interest in the selector would hang a round.

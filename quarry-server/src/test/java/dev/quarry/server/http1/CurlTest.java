@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The server as curl sees it, over TCP and over a Unix-domain socket ({@code --unix-socket}): several URLs on one
@@ -111,7 +111,7 @@ class CurlTest extends ServerTestBase {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void severalUrlsShareOneKeptAliveConnection(Transport transport) throws Exception {
         startServer(transport);
 
@@ -125,7 +125,7 @@ class CurlTest extends ServerTestBase {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void aChunkedUploadFromStdinArrivesWhole(Transport transport) throws Exception {
         startServer(transport);
         byte[] body = Bodies.content(3 * 1024 * 1024 + 17, 11);
@@ -138,7 +138,7 @@ class CurlTest extends ServerTestBase {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void aChunkedUploadFromAFileArrivesWholeAtAnAsyncHandler(Transport transport) throws Exception {
         startServer(transport);
         byte[] body = Bodies.content(2 * 1024 * 1024 + 3, 12);
@@ -159,7 +159,7 @@ class CurlTest extends ServerTestBase {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void http10RequestsAreAnsweredAndClosed(Transport transport) throws Exception {
         startServer(transport);
 
@@ -173,7 +173,7 @@ class CurlTest extends ServerTestBase {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void headShowsTheLengthOfTheBodyItDoesNotSend(Transport transport) throws Exception {
         startServer(transport);
         Result get = curl(null, "-i", url("/echo"));
@@ -192,7 +192,7 @@ class CurlTest extends ServerTestBase {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void aLargeBodyWithExpectContinueIsSentAfterThe100(Transport transport) throws Exception {
         startServer(transport);
         byte[] body = Bodies.content(4 * 1024 * 1024, 13);

@@ -28,7 +28,7 @@ import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * What the client sees when a handler fails: a 500 (or the status of an {@link HttpException}) while nothing was
@@ -119,7 +119,7 @@ class HandlerErrorTest extends ServerTestBase {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void aHandlerThatThrowsBeforeCommittingGets500AndTheConnectionLives(Transport transport) throws Exception {
         start(transport, builder -> builder.handler(routes()));
         RawClient client = connect();
@@ -157,7 +157,7 @@ class HandlerErrorTest extends ServerTestBase {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void aHandlerThatThrowsAfterCommittingAbortsTheConnection(Transport transport) throws Exception {
         start(transport, builder -> builder.handler(routes()));
         RawClient client = connect();
@@ -224,7 +224,7 @@ class HandlerErrorTest extends ServerTestBase {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void aHandlerThatNeverCompletesIsEndedByTheIdleTimeout(Transport transport) throws Exception {
         start(transport, builder -> builder.handler(routes()).idleTimeout(Duration.ofMillis(500)));
         RawClient client = connect();
@@ -269,7 +269,7 @@ class HandlerErrorTest extends ServerTestBase {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void aHandlerThatCompletesBeforeItsLastWriteCompletedStillGetsItWrittenWhole(Transport transport) throws Exception {
         start(transport, builder -> builder.handler(routes()));
         RawClient client = connect();

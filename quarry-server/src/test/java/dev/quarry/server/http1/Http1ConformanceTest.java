@@ -19,7 +19,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * What a well-formed HTTP/1.x exchange gets, byte for byte over raw sockets and over every transport: keep-alive,
@@ -75,7 +75,7 @@ class Http1ConformanceTest extends ServerTestBase {
     // --- persistence and pipelining ------------------------------------------------------------------------------
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void keepAliveServesSeveralRequestsOnOneConnection(Transport transport) throws Exception {
         startEcho(transport);
         RawClient client = connect();
@@ -94,7 +94,7 @@ class Http1ConformanceTest extends ServerTestBase {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void pipelinedRequestsOfBothShapesAreAnsweredInOrder(Transport transport) throws Exception {
         startEcho(transport);
         RawClient client = connect();
@@ -145,7 +145,7 @@ class Http1ConformanceTest extends ServerTestBase {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void aBodyTheHandlerDidNotReadIsSkippedAndTheNextPipelinedRequestIsServed(Transport transport) throws Exception {
         startEcho(transport);
         RawClient client = connect();
@@ -162,7 +162,7 @@ class Http1ConformanceTest extends ServerTestBase {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void aThousandPipelinedRequestsAreAnsweredInOrder(Transport transport) throws Exception {
         startEcho(transport);
         RawClient client = connect();
@@ -185,7 +185,7 @@ class Http1ConformanceTest extends ServerTestBase {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void aRequestHeadArrivingByteByByteIsParsed(Transport transport) throws Exception {
         startEcho(transport);
         RawClient client = connect();
@@ -201,7 +201,7 @@ class Http1ConformanceTest extends ServerTestBase {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void connectionCloseFromTheClientIsHonoured(Transport transport) throws Exception {
         startEcho(transport);
         RawClient client = connect();
@@ -214,7 +214,7 @@ class Http1ConformanceTest extends ServerTestBase {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void aClientThatHalfClosesAfterItsRequestStillGetsTheResponse(Transport transport) throws Exception {
         startEcho(transport);
         RawClient client = connect();
@@ -229,7 +229,7 @@ class Http1ConformanceTest extends ServerTestBase {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void anIdleKeptAliveConnectionIsClosedAtTheIdleTimeout(Transport transport) throws Exception {
         start(transport, builder -> builder.handler(routes()).idleTimeout(java.time.Duration.ofMillis(300)));
         RawClient idle = connect();
@@ -243,7 +243,7 @@ class Http1ConformanceTest extends ServerTestBase {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void aResponseHeadLargerThanTheOutputBufferIsSent(Transport transport) throws Exception {
         startEcho(transport);
         RawClient client = connect();
@@ -257,7 +257,7 @@ class Http1ConformanceTest extends ServerTestBase {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void anUnreadBodyStillOnItsWayIsDiscardedAndTheConnectionKept(Transport transport) throws Exception {
         startEcho(transport);
         RawClient client = connect();
@@ -276,7 +276,7 @@ class Http1ConformanceTest extends ServerTestBase {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void anUnreadChunkedBodyStillOnItsWayIsDiscardedAndTheConnectionKept(Transport transport) throws Exception {
         startEcho(transport);
         RawClient client = connect();
@@ -292,7 +292,7 @@ class Http1ConformanceTest extends ServerTestBase {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void anUnreadBodyOverTheLimitClosesTheConnection(Transport transport) throws Exception {
         startEcho(transport);
         RawClient client = connect();
@@ -313,7 +313,7 @@ class Http1ConformanceTest extends ServerTestBase {
     // --- chunked bodies and trailers -----------------------------------------------------------------------------
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void chunkedRequestBodyWithExtensionsAndTrailersIsDecoded(Transport transport) throws Exception {
         startEcho(transport);
         RawClient client = connect();
@@ -333,7 +333,7 @@ class Http1ConformanceTest extends ServerTestBase {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void chunkedRequestBodySplitAtEveryByteIsDecoded(Transport transport) throws Exception {
         startEcho(transport);
         RawClient client = connect();
@@ -349,7 +349,7 @@ class Http1ConformanceTest extends ServerTestBase {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void aResponseOfUnknownLengthIsChunked(Transport transport) throws Exception {
         startEcho(transport);
         RawClient client = connect();
@@ -366,7 +366,7 @@ class Http1ConformanceTest extends ServerTestBase {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void responseTrailersFollowTheLastChunk(Transport transport) throws Exception {
         startEcho(transport);
         RawClient client = connect();
@@ -383,7 +383,7 @@ class Http1ConformanceTest extends ServerTestBase {
     // --- Expect: 100-continue ------------------------------------------------------------------------------------
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void continueIsSentWhenTheHandlerReadsTheBody(Transport transport) throws Exception {
         startEcho(transport);
         RawClient client = connect();
@@ -400,7 +400,7 @@ class Http1ConformanceTest extends ServerTestBase {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void continueIsSentByAnAsyncHandlerDemandingContent(Transport transport) throws Exception {
         startEcho(transport);
         RawClient client = connect();
@@ -413,7 +413,7 @@ class Http1ConformanceTest extends ServerTestBase {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void aResponseWithoutReadingTheBodySkipsContinueAndClosesTheConnection(Transport transport) throws Exception {
         startEcho(transport);
         RawClient client = connect();
@@ -428,7 +428,7 @@ class Http1ConformanceTest extends ServerTestBase {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void aClientThatSendsTheBodyWithoutWaitingForContinueKeepsItsConnection(Transport transport) throws Exception {
         startEcho(transport);
         RawClient client = connect();
@@ -450,7 +450,7 @@ class Http1ConformanceTest extends ServerTestBase {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void continueIsNotSentToAnHttp10Client(Transport transport) throws Exception {
         startEcho(transport);
         RawClient client = connect();
@@ -466,7 +466,7 @@ class Http1ConformanceTest extends ServerTestBase {
     // --- HEAD -------------------------------------------------------------------------------------------------------
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void headIsAnsweredLikeGetWithoutTheBody(Transport transport) throws Exception {
         startEcho(transport);
         RawClient client = connect();
@@ -493,7 +493,7 @@ class Http1ConformanceTest extends ServerTestBase {
     // --- HTTP/1.0 ----------------------------------------------------------------------------------------------------
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void http10ClosesAfterTheResponseByDefault(Transport transport) throws Exception {
         startEcho(transport);
         RawClient client = connect();
@@ -507,7 +507,7 @@ class Http1ConformanceTest extends ServerTestBase {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void http10KeepAliveIsHonouredWhenTheLengthIsKnown(Transport transport) throws Exception {
         startEcho(transport);
         RawClient client = connect();
@@ -523,7 +523,7 @@ class Http1ConformanceTest extends ServerTestBase {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void http10ResponseOfUnknownLengthIsDelimitedByClosing(Transport transport) throws Exception {
         startEcho(transport);
         RawClient client = connect();
@@ -540,7 +540,7 @@ class Http1ConformanceTest extends ServerTestBase {
     // --- request targets ---------------------------------------------------------------------------------------------
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void absoluteFormTargetsAreServedAndTheirAuthorityWins(Transport transport) throws Exception {
         startEcho(transport);
         RawClient client = connect();
@@ -557,7 +557,7 @@ class Http1ConformanceTest extends ServerTestBase {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void asteriskFormIsServedForOptions(Transport transport) throws Exception {
         start(transport, builder -> builder.handler(Echo.blocking()));
         RawClient client = connect();

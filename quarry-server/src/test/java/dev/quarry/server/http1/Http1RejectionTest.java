@@ -16,7 +16,6 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -391,7 +390,7 @@ class Http1RejectionTest extends ServerTestBase {
     // ---------------------------------------------------------------
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void aRejectionAfterPipelinedGoodRequestsComesAfterTheirResponses(Transport transport) throws IOException {
         start(transport, builder -> builder.handler(Echo.blocking()));
         RawClient client = connect();
@@ -482,7 +481,7 @@ class Http1RejectionTest extends ServerTestBase {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
+    @MethodSource("dev.quarry.server.test.Transport#http1")
     void everyTransportRejectsSmuggling(Transport transport) throws IOException {
         start(transport, builder -> builder.handler(Echo.blocking()));
         assertRejected(

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  * leaked.
  *
  * <p>A test that should run over every transport takes a {@code Transport} parameter
- * ({@code @ParameterizedTest @EnumSource(Transport.class)}) and passes it to {@link #start(Transport, Consumer)}.
+ * ({@code @ParameterizedTest @MethodSource("dev.quarry.server.test.Transport#http1")}) and passes it to {@link #start(Transport, Consumer)}.
  *
  * <p>Defaults differ from the production ones only where a test would otherwise wait: a 5 s shutdown timeout.
  */
@@ -88,6 +88,28 @@ public abstract class ServerTestBase {
         config.accept(builder);
         server = builder.build().start();
         return server;
+    }
+
+    /**
+     * Starts the server in one cell of the test matrix.
+     *
+     * @param setup the transport and where blocking handlers run
+     * @param config sets the handler and anything else the test needs (it may override the defaults set here)
+     * @return the started server
+     */
+    protected Server start(Setup setup, Consumer<ServerBuilder> config) throws IOException {
+        return start(setup.transport(), builder -> {
+            builder.virtualThreads(setup.virtualThreads());
+            config.accept(builder);
+        });
+    }
+
+    /**
+     * @return a new connection to the server speaking the transport's protocol (HTTP/1.1 or HTTP/2), closed after the
+     *     test
+     */
+    protected HttpTestClient client() throws IOException {
+        return track(HttpTestClient.connect(transport, transport.address(server), WAIT));
     }
 
     /** @return a new raw connection to the server, closed after the test */

@@ -9,9 +9,10 @@ import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
 
 /**
- * The transports a server test runs over. Each one adds its listener to a {@link ServerBuilder} and opens raw client
- * connections to it; the HTTP/2 (h2c) and TLS transports will join this list, so tests that take a {@code Transport}
- * parameter run over every one of them.
+ * The transports a server test runs over. Each one adds its listener to a {@link ServerBuilder} and opens client
+ * connections to it. Tests that take a {@code Transport} parameter ({@code @MethodSource("dev.quarry.server.test.Transport#http1")}) run over
+ * the byte-stream transports with raw HTTP/1.1 ({@link #http1()}); tests that take a {@link Setup} run over every
+ * transport, HTTP/2 included, through a protocol-neutral {@link HttpTestClient}, with virtual threads on and off.
  */
 public enum Transport {
     /** HTTP/1.1 over TCP on 127.0.0.1 and a free port. */
@@ -58,7 +59,45 @@ public enum Transport {
         public boolean isTcp() {
             return false;
         }
+    },
+
+    /** HTTP/2 by prior knowledge (h2c) over TCP, on the port that also serves HTTP/1.1. */
+    H2C {
+        @Override
+        public void listen(ServerBuilder builder, Path directory) {
+            builder.http("127.0.0.1", 0);
+        }
+
+        @Override
+        public SocketAddress address(Server server) {
+            return new InetSocketAddress("127.0.0.1", server.port());
+        }
+
+        @Override
+        SocketChannel open() throws java.io.IOException {
+            return SocketChannel.open(StandardProtocolFamily.INET);
+        }
+
+        @Override
+        public boolean isTcp() {
+            return true;
+        }
+
+        @Override
+        public boolean http2() {
+            return true;
+        }
     };
+
+    /** @return whether clients speak HTTP/2 over this transport (else HTTP/1.1) */
+    public boolean http2() {
+        return false;
+    }
+
+    /** @return the transports that carry raw HTTP/1.1, for the tests of HTTP/1.1 itself */
+    public static java.util.List<Transport> http1() {
+        return java.util.Arrays.stream(values()).filter(t -> !t.http2()).toList();
+    }
 
     /**
      * Adds this transport's listener.
