@@ -2,9 +2,10 @@ package dev.quarry.core.strategy;
 
 import dev.quarry.core.thread.TryExecutor;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedTransferQueue;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -27,7 +28,12 @@ final class HandOffExecutor implements TryExecutor, AutoCloseable {
             thread.setDaemon(true);
             return thread;
         };
-        this.pool = Executors.newFixedThreadPool(poolThreads, factory);
+        // A lock-free queue and threads started up front: a producer dispatching here holds the must-not-block mark,
+        // and the default LinkedBlockingQueue (or starting a worker) takes a lock that parks under contention.
+        ThreadPoolExecutor fixed = new ThreadPoolExecutor(
+                poolThreads, poolThreads, 0, TimeUnit.MILLISECONDS, new LinkedTransferQueue<>(), factory);
+        fixed.prestartAllCoreThreads();
+        this.pool = fixed;
         this.reserved = new Thread[reservedThreads];
         for (int i = 0; i < reservedThreads; i++) {
             reserved[i] = new Thread(this::reservedLoop, "test-reserved-" + i);
