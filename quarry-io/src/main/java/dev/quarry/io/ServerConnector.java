@@ -27,9 +27,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Listens on a TCP host:port (IPv4 or IPv6; port 0 picks a free one) or on a Unix-domain socket path, accepts
@@ -54,8 +52,9 @@ public final class ServerConnector implements LifeCycle, Dumpable, ConnectorMXBe
     private final AtomicLong maxOpen = new AtomicLong();
     private final LongAdder closedBytesIn = new LongAdder();
     private final LongAdder closedBytesOut = new LongAdder();
-    private final ReentrantLock lock = new ReentrantLock();
-    private final Condition allClosed = lock.newCondition();
+    // The thread waiting in stop() for the last connection to close, woken without a lock: endpoints close on
+    // selector threads, which must not block on a lock that stop() holds.
+    private volatile Thread closeWaiter;
     private final List<Thread> acceptors = new ArrayList<>();
     private volatile ServerSocketChannel serverChannel;
     private volatile SocketAddress boundAddress;
@@ -222,13 +221,9 @@ public final class ServerConnector implements LifeCycle, Dumpable, ConnectorMXBe
         }
         closed.incrementAndGet();
         releasePermit();
-        if (accepted.get() - closed.get() <= 0) {
-            lock.lock();
-            try {
-                allClosed.signalAll();
-            } finally {
-                lock.unlock();
-            }
+        Thread waiter = closeWaiter;
+        if (waiter != null && accepted.get() - closed.get() <= 0) {
+            LockSupport.unpark(waiter);
         }
     }
 
@@ -306,27 +301,24 @@ public final class ServerConnector implements LifeCycle, Dumpable, ConnectorMXBe
         // A connection accepted just before accepting stopped is registered by its selector a moment later: keep
         // asking the connections to finish while waiting, so that a late one is not left to the deadline.
         long slice = TimeUnit.MILLISECONDS.toNanos(50);
-        lock.lock();
+        closeWaiter = Thread.currentThread();
         try {
-            while (openConnections() > 0) {
-                lock.unlock();
-                try {
-                    shutdownConnections();
-                } finally {
-                    lock.lock();
-                }
+            while (true) {
+                shutdownConnections();
                 if (openConnections() <= 0) {
-                    break;
+                    return true;
                 }
                 long remaining = deadline - System.nanoTime();
                 if (remaining <= 0) {
                     return false;
                 }
-                allClosed.awaitNanos(Math.min(remaining, slice));
+                LockSupport.parkNanos(this, Math.min(remaining, slice));
+                if (Thread.interrupted()) {
+                    throw new InterruptedException("interrupted while waiting for connections to close");
+                }
             }
-            return true;
         } finally {
-            lock.unlock();
+            closeWaiter = null;
         }
     }
 
