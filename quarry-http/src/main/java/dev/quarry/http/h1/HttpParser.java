@@ -38,9 +38,10 @@ import java.util.Optional;
  * than dropped, since a proxy that merged it would see a different message.
  *
  * <p><b>Allocation.</b> Known methods, versions and header names resolve from the bytes without allocating; common and
- * learned field values come from a {@code FieldCache}; a repeated target reuses its string. A keep-alive connection
- * repeating the same simple request allocates nothing per request once warm. Content is delivered as a slice of the
- * input buffer (one small view object per content callback).
+ * learned field values come from a {@code FieldCache}; a repeated target reuses its string. The parser itself keeps
+ * no per-request objects once warm; the listener receives the fields it builds (the request's field list is the
+ * listener's, not the parser's). Content is delivered as a slice of the input buffer (one small view object per
+ * content callback).
  *
  * <p><b>Responses.</b> Only requests are parsed today. The states after the start line do not depend on the message
  * kind, and the listener is split in {@link HttpMessageListener} (shared) and {@link HttpRequestListener}: a response

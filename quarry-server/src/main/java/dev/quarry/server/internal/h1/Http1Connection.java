@@ -329,8 +329,10 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
         persistent = false;
         closed = true;
         endPoint().close(failure);
-        int state = exchangeState.getAndSet(IDLE);
-        if (state != HANDLING) {
+        // Only an exchange left asynchronous has no thread processing the connection; then this thread owns the
+        // buffers. In IDLE, HANDLING or COMPLETED a processing thread may be using them: it releases them when it sees
+        // the connection closed (and an idle connection's failed fill interest does).
+        if (exchangeState.getAndSet(IDLE) == ASYNC) {
             exchange = null;
             buffers.releaseAll();
         }
@@ -415,7 +417,11 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
     @Override
     public void demand() {
         if (closed || request.isReadable()) {
-            exchange.onContentAvailable();
+            // A concurrent failed() may have ended the exchange: then there is no reader left to call back.
+            Exchange current = exchange;
+            if (current != null) {
+                current.onContentAvailable();
+            }
             return;
         }
         if (request.continuePending) {

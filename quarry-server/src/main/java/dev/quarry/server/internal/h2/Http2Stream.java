@@ -65,9 +65,10 @@ final class Http2Stream implements HttpStream {
     // --- receiving (producer thread) -----------------------------------------------------------------------------
 
     /**
-     * Queues request content; called by the producer under the lock.
+     * Sets the stream's receive window when the stream opens: the connection's advertised
+     * SETTINGS_INITIAL_WINDOW_SIZE. Under the lock.
      *
-     * @return whether the handler is waiting for content and must be called back (outside the lock)
+     * @param window the initial window, in bytes
      */
     void initReceiveWindow(int window) {
         recvWindow = window;
