@@ -165,6 +165,14 @@ for scenario in "${SCENARIOS[@]}"; do
     qb_goal "h2.$scenario.vs-jetty" "${RPS[quarry/$scenario]:-0}" "${RPS[jetty/$scenario]:-0}" 1.00
     qb_goal "h2.$scenario.vs-jetty-moonshot" "${RPS[quarry/$scenario]:-0}" "${RPS[jetty/$scenario]:-0}" 1.30
 done
+# Against another checkout in the same run (SERVERS="quarry-baseline quarry ..." with QUARRY_BASELINE set).
+for scenario in "${SCENARIOS[@]}"; do
+    if [ -n "${RPS[quarry-baseline/$scenario]:-}" ]; then
+        qb_info "h2.$scenario.vs-baseline" "${RPS[quarry/$scenario]:-0}" "${RPS[quarry-baseline/$scenario]:-0}"
+        qb_info "h2.$scenario.cpu-per-request.vs-baseline" "${CPUREQ[quarry-baseline/$scenario]:-0}" \
+            "${CPUREQ[quarry/$scenario]:-0}"
+    fi
+done
 for scenario in "${SCENARIOS[@]}"; do
     qb_info "h2.$scenario.vs-netty" "${RPS[quarry/$scenario]:-0}" "${RPS[netty/$scenario]:-0}"
     qb_info "h2.$scenario.vs-nginx" "${RPS[quarry/$scenario]:-0}" "${RPS[nginx/$scenario]:-0}"

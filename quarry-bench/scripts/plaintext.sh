@@ -150,6 +150,14 @@ for scenario in "${SCENARIOS[@]}"; do
     qb_goal "plaintext.$scenario.vs-netty" "$ours" "${RPS[netty/$scenario]:-0}" 1.00
     qb_goal "plaintext.$scenario.vs-jetty-moonshot" "$ours" "${RPS[jetty/$scenario]:-0}" 1.20
 done
+# Against another checkout in the same run (SERVERS="quarry-baseline quarry ..." with QUARRY_BASELINE set).
+for scenario in "${SCENARIOS[@]}"; do
+    if [ -n "${RPS[quarry-baseline/$scenario]:-}" ]; then
+        qb_info "plaintext.$scenario.vs-baseline" "${RPS[quarry/$scenario]:-0}" "${RPS[quarry-baseline/$scenario]:-0}"
+        qb_info "plaintext.$scenario.cpu-per-request.vs-baseline" "${CPUREQ[quarry-baseline/$scenario]:-0}" \
+            "${CPUREQ[quarry/$scenario]:-0}"
+    fi
+done
 for scenario in "${SCENARIOS[@]}"; do
     qb_info "plaintext.$scenario.vs-nginx" "${RPS[quarry/$scenario]:-0}" "${RPS[nginx/$scenario]:-0}"
 done

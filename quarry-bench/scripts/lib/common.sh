@@ -210,15 +210,20 @@ qb_start_server() {
         return 1
     fi
     case $name in
-        quarry)
-            if [ ! -x "$QB_QUARRY" ]; then
-                QB_SKIP_REASON="./quarry not present"
+        quarry | quarry-baseline)
+            # quarry-baseline: the ./quarry of another checkout (QUARRY_BASELINE=/path/to/it/quarry), to compare a change
+            # with the code before it in the same run.
+            # QUARRY_PLAINTEXT_ARGS: extra options for quarry alone (e.g. --access-log FILE to measure its cost).
+            local launcher=$QB_QUARRY extra=${QUARRY_PLAINTEXT_ARGS:-}
+            [ "$name" = quarry-baseline ] && launcher=${QUARRY_BASELINE:-} && extra=
+            if [ -z "$launcher" ] || [ ! -x "$launcher" ]; then
+                QB_SKIP_REASON="${launcher:-QUARRY_BASELINE} not present"
                 return 1
             fi
             # ./quarry passes JAVA_OPTS to the JVM and execs it, so the PID measured is the JVM's.
             JAVA_OPTS="$QB_JVM_FLAGS" QUARRY_JAVA_OPTS="$QB_JVM_FLAGS" \
-                taskset -c "$QB_SERVER_CPU" "$QB_QUARRY" plaintext --port "$port" --idle-timeout 300 \
-                </dev/null >"$log" 2>&1 &
+                taskset -c "$QB_SERVER_CPU" "$launcher" plaintext --port "$port" --idle-timeout 300 \
+                $extra </dev/null >"$log" 2>&1 &
             ;;
         nginx)
             qb_nginx_config "$port" "$nginx_listen"
@@ -235,7 +240,7 @@ qb_start_server() {
     qb_track "$QB_SERVER_PID"
     # Quarry's launcher may build it on its first start: give it longer.
     local ready_seconds=60
-    [ "$name" = quarry ] && ready_seconds=300
+    [[ $name == quarry* ]] && ready_seconds=300
     if ! qb_wait_ready "$QB_SERVER_PID" "$port" "$ready_seconds"; then
         local why
         why=$(grep -m1 -i -e 'error' -e 'exception' -e 'emerg' "$log" \
