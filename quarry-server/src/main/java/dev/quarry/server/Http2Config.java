@@ -17,8 +17,9 @@ import java.util.Objects;
  * @param maxContinuationFrames CONTINUATION frames in one header block (CONTINUATION floods)
  * @param maxResetsPerSecond streams a client may reset per second before the connection is closed with
  *     ENHANCE_YOUR_CALM (rapid reset, CVE-2023-44487)
- * @param maxControlFramesPerSecond SETTINGS, PING, PRIORITY, empty DATA and unknown frames a client may send per
- *     second before the connection is closed with ENHANCE_YOUR_CALM (floods)
+ * @param maxControlFramesPerSecond SETTINGS, PING, PRIORITY, empty DATA and unknown frames, unsolicited SETTINGS and
+ *     PING acknowledgements, and WINDOW_UPDATEs under 1 KiB or on closed streams (beyond one per stream opened) a
+ *     client may send per second before the connection is closed with ENHANCE_YOUR_CALM (floods); 0 for no limit
  * @param settingsAckTimeout how long the client has to acknowledge our SETTINGS (SETTINGS_TIMEOUT)
  * @param streamIdleTimeout how long a stream may make no progress (a response stalled because the client never opens
  *     its window) before it is reset

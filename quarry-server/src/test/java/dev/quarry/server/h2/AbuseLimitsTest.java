@@ -143,7 +143,15 @@ class AbuseLimitsTest extends Http2ServerTestSupport {
         SETTINGS,
         PING,
         EMPTY_DATA,
-        PRIORITY
+        PRIORITY,
+        /** Acknowledgements of PINGs the server never sent. */
+        PING_ACK,
+        /** Acknowledgements of SETTINGS beyond the one the server sent. */
+        SETTINGS_ACK,
+        /** Connection WINDOW_UPDATEs of one byte each: they would take 2^31 frames to overflow. */
+        TINY_WINDOW_UPDATE,
+        /** Large WINDOW_UPDATEs on a stream that is closed: never checked for overflow. */
+        CLOSED_STREAM_WINDOW_UPDATE
     }
 
     private void send(Http2TestClient client, Flood flood, int stream, int i) {
@@ -152,10 +160,20 @@ class AbuseLimitsTest extends Http2ServerTestSupport {
             case PING -> client.sendPing(i, false);
             case EMPTY_DATA -> client.sendData(stream, new byte[0], false);
             case PRIORITY -> client.sendPriority(stream, 0, false, 16);
+            case PING_ACK -> client.sendPing(i, true);
+            case SETTINGS_ACK -> client.sendSettingsAck();
+            case TINY_WINDOW_UPDATE -> client.sendWindowUpdate(0, 1);
+            case CLOSED_STREAM_WINDOW_UPDATE -> client.sendWindowUpdate(stream, 1 << 30);
         }
     }
 
-    private int openStreamFor(Http2TestClient client, Flood flood) throws InterruptedException {
+    private int openStreamFor(Http2TestClient client, Flood flood) throws Exception {
+        if (flood == Flood.CLOSED_STREAM_WINDOW_UPDATE) {
+            int stream = client.get("/closed");
+            held.take(TIMEOUT).answer("done");
+            client.awaitResponse(stream);
+            return stream;
+        }
         if (flood != Flood.EMPTY_DATA) {
             return 1;
         }

@@ -49,6 +49,12 @@ import java.util.function.Supplier;
  */
 public final class Http1Connection extends AbstractConnection implements HttpStream {
     private static final System.Logger LOG = System.getLogger(Http1Connection.class.getName());
+    /**
+     * How many bytes one connection reads in a row before it yields its thread to the others (fairness: one client
+     * sending as fast as it can must not stall the rest of its selector).
+     */
+    static final int FAIR_SHARE_BYTES = 128 * 1024;
+
     private static final int IDLE = 0;
     private static final int HANDLING = 1;
     private static final int ASYNC = 2;
@@ -72,6 +78,8 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
     volatile boolean closed;
     // The exchange in progress.
     private volatile Exchange exchange;
+    // Bytes read since this connection last let the others have their turn; confined to the processing thread.
+    private int readThisTurn;
     boolean persistent;
     // A completed exchange left part of its body unread: discarded before the next request is parsed.
     private boolean discarding;
@@ -217,6 +225,13 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
         if (buffers.hasPendingOutput()) {
             return writer.flushThenResume();
         }
+        if (readThisTurn >= FAIR_SHARE_BYTES) {
+            // A client that keeps the socket full (a pipelined flood) would keep this thread, often a selector, to
+            // itself: give the other connections their turn and come back when the selector says so.
+            readThisTurn = 0;
+            fillInterested();
+            return false;
+        }
         if (drained) {
             // The last read did not fill the buffer: the socket had nothing more, so reading again now would only
             // return 0. Let the selector say when there is more.
@@ -236,9 +251,11 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
         }
         if (read > 0) {
             drained = read < space;
+            readThisTurn = drained ? 0 : readThisTurn + read;
             return true;
         }
         if (read == 0) {
+            readThisTurn = 0;
             waitForRequest();
             return false;
         }

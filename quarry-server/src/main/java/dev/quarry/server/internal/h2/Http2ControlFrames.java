@@ -18,7 +18,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * The connection control frames of one HTTP/2 connection: our SETTINGS preface and the timeout on its
  * acknowledgement, the client's SETTINGS (applied to the HPACK encoder, the flusher and every stream's send window),
  * PING, PRIORITY and unknown frames; all under the control-frame rate limit and the bound on unanswered control
- * frames.
+ * frames, as are the frames a flood can be made of without being answered: unsolicited SETTINGS and PING
+ * acknowledgements and WINDOW_UPDATE frames that open almost nothing or name a closed stream.
  *
  * <p>Threading: frames on the producer; the preface on the thread that opens the connection, before production
  * starts; the acknowledgement timeout on the timer. The encoder and the stream windows are changed under the
@@ -27,6 +28,8 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class Http2ControlFrames {
     private static final int MAX_CONTROL_BACKLOG = 1024;
+    /** A window increment below this is not worth a frame of its own (see {@link #onWindowUpdate}). */
+    static final int MIN_USEFUL_WINDOW_UPDATE = 1024;
 
     private final Http2Config config;
     private final ReentrantLock lock;
@@ -39,6 +42,7 @@ final class Http2ControlFrames {
     private final RateControl controlFrames;
     private int peerInitialWindow = Http2Settings.DEFAULT_INITIAL_WINDOW_SIZE;
     private boolean settingsReceived;
+    private boolean settingsAcknowledged;
     private Timeout settingsAckTimeout;
 
     Http2ControlFrames(
@@ -147,6 +151,12 @@ final class Http2ControlFrames {
     }
 
     void onSettingsAck() {
+        if (settingsAcknowledged) {
+            // We send SETTINGS once: any further acknowledgement is unsolicited, and as cheap to flood as a PING.
+            countControlFrame("SETTINGS acknowledgements");
+            return;
+        }
+        settingsAcknowledged = true;
         Timeout timeout = settingsAckTimeout;
         if (timeout != null) {
             timeout.cancel();
@@ -155,6 +165,8 @@ final class Http2ControlFrames {
 
     void onPing(long payload, boolean ack) {
         if (ack) {
+            // The server sends no PING: every acknowledgement is unsolicited.
+            countControlFrame("PING acknowledgements");
             return;
         }
         if (!controlFrames.onEvent()) {
@@ -174,6 +186,27 @@ final class Http2ControlFrames {
     void onUnknownFrame() {
         if (!controlFrames.onEvent()) {
             throw Http2Exception.connection(ErrorCode.ENHANCE_YOUR_CALM, "too many unknown frames");
+        }
+    }
+
+    /**
+     * A WINDOW_UPDATE that opens less than {@link #MIN_USEFUL_WINDOW_UPDATE} bytes, or a stray one, costs the server
+     * work and gives it nothing to send: it counts as a control frame. Clients credit consumed data in large steps
+     * (half a window, typically), which never count.
+     *
+     * @param increment the window increment
+     * @param stray whether it names a closed stream beyond what a client racing with stream ends sends (see the
+     *     caller)
+     */
+    void onWindowUpdate(int increment, boolean stray) {
+        if (stray || increment < MIN_USEFUL_WINDOW_UPDATE) {
+            countControlFrame("small or stray WINDOW_UPDATE frames");
+        }
+    }
+
+    private void countControlFrame(String what) {
+        if (!controlFrames.onEvent()) {
+            throw Http2Exception.connection(ErrorCode.ENHANCE_YOUR_CALM, "too many " + what);
         }
     }
 

@@ -56,6 +56,12 @@ import java.util.concurrent.locks.ReentrantLock;
 public final class Http2ServerConnection extends AbstractConnection
         implements FrameListener, ExecutionStrategy.Producer {
     private static final System.Logger LOG = System.getLogger(Http2ServerConnection.class.getName());
+    /**
+     * How many bytes one connection reads in a row before it yields its thread to the others (fairness: one client
+     * sending frames as fast as it can must not stall the rest of its selector).
+     */
+    static final int FAIR_SHARE_BYTES = 128 * 1024;
+
     private final ServerContext context;
     private final Http2Config config;
     private final ReentrantLock lock = new Http2SessionLock();
@@ -74,6 +80,10 @@ public final class Http2ServerConnection extends AbstractConnection
     private final RateControl resets;
     private final InvocationType streamTaskType;
     private volatile Thread deferringThread;
+    // Bytes read since this connection last let the others have their turn; confined to the producer.
+    private int readThisTurn;
+    // WINDOW_UPDATE frames received for closed streams; confined to the producer.
+    private long strayWindowUpdates;
     private dev.quarry.server.internal.Http2Upgrade.UpgradedRequest upgraded;
 
     /**
@@ -222,11 +232,20 @@ public final class Http2ServerConnection extends AbstractConnection
 
     /** Reads more bytes; false when none are available now (fill interest registered) or the input ended. */
     private boolean fill() throws IOException {
+        if (readThisTurn >= FAIR_SHARE_BYTES) {
+            // A client that keeps the socket full (a frame flood, a fast upload) would keep this thread, often a
+            // selector, to itself: give the other connections their turn and come back when the selector says so.
+            readThisTurn = 0;
+            fillInterested();
+            return false;
+        }
         int filled = input.fill();
         if (filled > 0) {
+            readThisTurn += filled;
             return true;
         }
         if (filled == 0) {
+            readThisTurn = 0;
             fillInterested();
             return false;
         }
@@ -407,6 +426,7 @@ public final class Http2ServerConnection extends AbstractConnection
     @Override
     public void onWindowUpdate(int streamId, int increment) {
         if (streamId == 0) {
+            control.onWindowUpdate(increment, false);
             connectionWindow.onWindowUpdate(increment);
             flusher.iterate();
             return;
@@ -424,6 +444,14 @@ public final class Http2ServerConnection extends AbstractConnection
         if (stream == null && streamId > streams.lastStreamId()) {
             throw Http2Exception.connection(ErrorCode.PROTOCOL_ERROR, "WINDOW_UPDATE on idle stream " + streamId);
         }
+        if (stream == null) {
+            // A client may credit a stream that we ended before it learnt so: one such update per stream opened is
+            // fair; beyond that (updates on closed streams are never checked for overflow) it is a flood.
+            strayWindowUpdates++;
+            control.onWindowUpdate(increment, strayWindowUpdates > (streams.lastStreamId() + 1L) / 2);
+            return; // nothing to send on a closed stream
+        }
+        control.onWindowUpdate(increment, false);
         flusher.iterate();
     }
 
