@@ -1,6 +1,7 @@
 /** The {@code quarry} command line: {@code quarry plaintext}, {@code quarry serve}. */
 module dev.quarry.cli {
     requires dev.quarry.server;
+    requires java.logging; // ShutdownLogManager: keeps the JDK's console logging alive through a graceful stop
 
     exports dev.quarry.cli;
 }

@@ -151,7 +151,7 @@ public final class Main {
 
     static void runUntilStopped(Server server) throws Exception {
         CountDownLatch stopped = new CountDownLatch(1);
-        server.start();
+        // The hook first: a SIGTERM that arrives as the startup line is printed must still stop the server gracefully.
         Runtime.getRuntime()
                 .addShutdownHook(Thread.ofPlatform().name("quarry-shutdown").unstarted(() -> {
                     try {
@@ -159,9 +159,11 @@ public final class Main {
                     } catch (InterruptedException x) {
                         Thread.currentThread().interrupt();
                     } finally {
+                        ShutdownLogManager.closeHandlers();
                         stopped.countDown();
                     }
                 }));
+        server.start();
         stopped.await();
     }
 
@@ -171,6 +173,10 @@ public final class Main {
      * a system property would override). See docs/logging.md.
      */
     private static void configureLogging() {
+        if (System.getProperty("java.util.logging.manager") == null) {
+            // Before any logger exists: the manager is chosen once, when LogManager first loads.
+            System.setProperty("java.util.logging.manager", ShutdownLogManager.class.getName());
+        }
         if (System.getProperty("java.util.logging.SimpleFormatter.format") == null
                 && System.getProperty("java.util.logging.config.file") == null
                 && System.getProperty("java.util.logging.config.class") == null) {

@@ -62,6 +62,18 @@ public interface EndPoint {
     boolean isFillInterested();
 
     /**
+     * Completes the pending fill interest now, on the calling thread, as if the endpoint had become readable: the
+     * reader then reads what is there, or finds nothing. Used by a graceful shutdown, so that an idle connection reads a
+     * request already in its socket buffer (that its selector has not reported yet) before it closes, instead of losing
+     * it.
+     *
+     * @return whether a fill interest was pending (and is now completed); false if there was none
+     */
+    default boolean wakeFill() {
+        return false;
+    }
+
+    /**
      * Writes all the buffers, asynchronously: as much as possible now, the rest when the socket can take it.
      *
      * @param callback succeeded once everything is written, failed if the write fails or the endpoint closes

@@ -269,16 +269,20 @@ public final class ServerConnector implements LifeCycle, Dumpable, ConnectorMXBe
      * waits up to {@code timeout} for all to close, then closes what is left.
      *
      * @param timeout how long in-flight exchanges may take
-     * @return true if every connection closed on its own in time
+     * @return how many connections were still open at the deadline and were closed then (0: all closed on their own)
      * @throws InterruptedException if interrupted while waiting
      */
-    public boolean shutdown(Duration timeout) throws InterruptedException {
+    public int shutdown(Duration timeout) throws InterruptedException {
         stopAccepting();
-        boolean graceful = awaitAllClosed(timeout);
+        awaitAllClosed(timeout);
+        int cut = 0;
         for (EndPoint endPoint : endPoints) {
+            if (endPoint.isOpen()) {
+                cut++;
+            }
             endPoint.close();
         }
-        return graceful;
+        return cut;
     }
 
     /** Asks every open connection to finish; idempotent, so it can be repeated for late registrations. */

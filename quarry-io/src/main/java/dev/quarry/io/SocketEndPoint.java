@@ -370,10 +370,18 @@ public final class SocketEndPoint implements EndPoint {
     }
 
     void completeFill() {
+        wakeFill();
+    }
+
+    @Override
+    public boolean wakeFill() {
+        // Whoever takes the callback completes it: the selector's read task and a waker never both do.
         Callback callback = (Callback) FILL_CALLBACK.getAndSet(this, null);
-        if (callback != null) {
-            callback.succeeded();
+        if (callback == null) {
+            return false;
         }
+        callback.succeeded();
+        return true;
     }
 
     private void addInterest(int op) {

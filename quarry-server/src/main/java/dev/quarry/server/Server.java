@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -246,20 +247,39 @@ public final class Server implements Dumpable {
                 return;
             }
             running = false;
+            long begin = System.nanoTime();
+            long open = 0;
             for (ServerConnector connector : connectors) {
                 connector.stopAccepting();
+                open += connector.openConnections();
             }
             Duration timeout = config.shutdownTimeout();
-            long deadline = System.nanoTime() + timeout.toNanos();
+            LOG.log(
+                    Level.INFO,
+                    "Stopping " + config.name() + ": draining " + open + " connection(s), at most " + timeout.toMillis()
+                            + " ms");
+            long deadline = begin + timeout.toNanos();
+            int cut = 0;
             for (ServerConnector connector : connectors) {
                 Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-                if (!connector.shutdown(left)) {
-                    LOG.log(Level.WARNING, "closed connections still busy after " + timeout + " on " + connector);
+                int cutHere = connector.shutdown(left);
+                if (cutHere > 0) {
+                    LOG.log(
+                            Level.WARNING,
+                            cutHere + " connection(s) still busy after " + timeout.toMillis() + " ms cut on "
+                                    + connector.describe());
                 }
+                cut += cutHere;
             }
             unregisterMBeans();
             stopQuietly();
-            LOG.log(Level.INFO, "Stopped " + config.name());
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - begin);
+            LOG.log(
+                    Level.INFO,
+                    "Stopped " + config.name() + " in " + millis + " ms"
+                            + (cut == 0
+                                    ? ", every connection drained"
+                                    : ", " + cut + " connection(s) cut at the deadline"));
         } finally {
             lock.unlock();
         }

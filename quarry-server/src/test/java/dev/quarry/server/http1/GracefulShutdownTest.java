@@ -99,6 +99,8 @@ class GracefulShutdownTest extends ServerTestBase {
         volatile RawResponse last;
         volatile String failure;
         volatile String ended;
+        /** When the last request without a response was written in full (nanoTime), or 0. */
+        volatile long unansweredSentAt;
 
         LoadClient(List<String> paths, AtomicInteger totalResponses) throws IOException {
             this.client = connect();
@@ -116,10 +118,12 @@ class GracefulShutdownTest extends ServerTestBase {
                 } catch (IOException x) {
                     return; // the server closed the connection while it was idle: this request was never read
                 }
+                long sentAt = System.nanoTime();
                 RawResponse response;
                 try {
                     response = client.readResponse();
                 } catch (IOException x) {
+                    unansweredSentAt = sentAt;
                     if (client.received() != before) {
                         failure = "truncated response after " + (client.received() - before) + " bytes: " + x;
                     }
@@ -211,6 +215,14 @@ class GracefulShutdownTest extends ServerTestBase {
             if (client.failure != null) {
                 fail("client " + client.port + ": " + client.failure);
             }
+            // On loopback a request written in full is in the server's socket buffer: one written before the stop
+            // began was on its way before the signal, and must be answered, not dropped with an idle connection.
+            long unanswered = client.unansweredSentAt;
+            assertTrue(
+                    unanswered == 0 || unanswered > stopStart,
+                    () -> "client " + client.port + ": a request written "
+                            + TimeUnit.NANOSECONDS.toMicros(stopStart - unanswered)
+                            + " us before the stop began was never answered (" + client.ended + ")");
             int accepted =
                     handled.getOrDefault(client.port, new AtomicInteger()).get();
             assertEquals(
@@ -225,6 +237,45 @@ class GracefulShutdownTest extends ServerTestBase {
         }
         assertEquals(0, server.statistics().aborted());
         assertThrows(ConnectException.class, () -> RawClient.connect(transport, address));
+    }
+
+    @Test
+    void keepAliveClientsAtFullSpeedLoseNoRequestSentBeforeTheStop() throws Exception {
+        // wrk's shape: many connections, each sending its next request as soon as the last response arrived, so that
+        // at the stop most "idle" connections have a request in their socket buffer that no selector reported yet.
+        start(Transport.TCP, builder -> builder.handler(routes()).shutdownTimeout(SHUTDOWN_TIMEOUT));
+        AtomicInteger totalResponses = new AtomicInteger();
+        List<LoadClient> clients = new ArrayList<>();
+        for (int i = 0; i < 64; i++) {
+            clients.add(new LoadClient(List.of("/fast"), totalResponses));
+        }
+        List<Thread> threads = new ArrayList<>();
+        for (LoadClient client : clients) {
+            threads.add(Thread.ofPlatform().name("load-" + client.port).start(client));
+        }
+        await("load: responses flowing", () -> totalResponses.get() >= 5_000, totalResponses::toString);
+
+        long stopStart = System.nanoTime();
+        server.stop();
+
+        for (Thread thread : threads) {
+            assertTrue(thread.join(WAIT), thread + " still running");
+        }
+        int lost = 0;
+        StringBuilder which = new StringBuilder();
+        for (LoadClient client : clients) {
+            if (client.failure != null) {
+                fail("client " + client.port + ": " + client.failure);
+            }
+            long unanswered = client.unansweredSentAt;
+            if (unanswered != 0 && unanswered < stopStart) {
+                lost++;
+                which.append("\n  client ").append(client.port).append(": ").append(client.ended);
+            }
+            RawResponse last = client.last;
+            assertTrue(last == null || last.connectionClose() || unanswered != 0, "ended without close: " + last);
+        }
+        assertEquals(0, lost, "requests written before the stop began and never answered:" + which);
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.quarry.server.internal.h1;
 
 import dev.quarry.core.Callback;
+import dev.quarry.core.Invocable;
 import dev.quarry.core.InvocationType;
 import dev.quarry.http.BadMessageException;
 import dev.quarry.http.HttpFields;
@@ -80,6 +81,7 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
     private volatile Exchange exchange;
     // Bytes read since this connection last let the others have their turn; confined to the processing thread.
     private int readThisTurn;
+    private final Runnable wakeForShutdown = Invocable.task(InvocationType.NON_BLOCKING, this::wakeForShutdown);
     boolean persistent;
     // A completed exchange left part of its body unread: discarded before the next request is parsed.
     private boolean discarding;
@@ -232,9 +234,10 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
             fillInterested();
             return false;
         }
-        if (drained) {
+        if (drained && !shutdown) {
             // The last read did not fill the buffer: the socket had nothing more, so reading again now would only
-            // return 0. Let the selector say when there is more.
+            // return 0. Let the selector say when there is more. (Not when stopping: the next step is to close, and a
+            // request that came meanwhile must be read first.)
             drained = false;
             waitForRequest();
             return false;
@@ -549,9 +552,23 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
     @Override
     public void shutdown() {
         shutdown = true;
+        // An idle connection may hold a request in its socket buffer that its selector has not reported yet: the
+        // client sent it before the signal and must get its answer (with Connection: close), not a closed socket.
+        // Complete the fill interest as if the socket were readable: processing answers what is there, or finds
+        // nothing and closes (waitForRequest). Off the caller's thread, which shuts down every connection in turn.
+        if (endPoint().isFillInterested()) {
+            context.threads().execute(wakeForShutdown);
+            return;
+        }
         closeIfIdle();
         // Otherwise the exchange in progress completes with Connection: close, or processing closes the connection
         // once it waits for a request.
+    }
+
+    private void wakeForShutdown() {
+        if (!endPoint().wakeFill()) {
+            closeIfIdle(); // the selector got there first, or the connection is busy: processing closes it later
+        }
     }
 
     /**
