@@ -12,6 +12,7 @@ import dev.quarry.io.ConnectionFactory;
 import dev.quarry.io.IdleTimeouts;
 import dev.quarry.io.ServerConnector;
 import dev.quarry.server.internal.DateField;
+import dev.quarry.server.internal.ErrorPages;
 import dev.quarry.server.internal.HandlerInvoker;
 import dev.quarry.server.internal.ServerContext;
 import dev.quarry.server.internal.h1.Http1ConnectionFactory;
@@ -181,7 +182,8 @@ public final class Server implements Dumpable {
                 statistics,
                 Optional.empty(),
                 threadPool,
-                config.http2Config());
+                config.http2Config(),
+                new ErrorPages(config.errorHandlers(), config.errorPages()));
         if (config.h2c()) {
             context = context.withHttp2(Optional.of(new Http2ConnectionFactory(context)));
         }
