@@ -11,12 +11,15 @@ import java.util.Optional;
  * <pre>{@code
  * builder.errorPage(404, (request, response) -> {
  *     ErrorInfo error = ErrorInfo.of(request).orElseThrow();
- *     response.send(error.status(), "text/html; charset=utf-8", ByteBuffer.wrap(page(error.message())));
+ *     response.send("Sorry: " + error.message() + "\n");
  * });
  * }</pre>
  *
+ * The message may quote the request (the path of a 404): escape it before putting it in HTML.
+ *
  * @param status the status being answered, 400-599; also the response's status when the page is called
- * @param message a short explanation, safe to show to the client (never the details of an unexpected exception)
+ * @param message a short explanation for the client (never the details of an unexpected exception); it may quote
+ *     the request, e.g. the path of a 404
  * @param failure what a handler failed with, if the error comes from a failure
  */
 public record ErrorInfo(int status, String message, Optional<Throwable> failure) {

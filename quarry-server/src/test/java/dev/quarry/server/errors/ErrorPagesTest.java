@@ -6,19 +6,25 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.quarry.core.Invocable;
 import dev.quarry.http.HttpException;
+import dev.quarry.http.h1.HttpParserConfig;
 import dev.quarry.server.AsyncHandler;
 import dev.quarry.server.ErrorInfo;
 import dev.quarry.server.Handler;
+import dev.quarry.server.HttpConfig;
 import dev.quarry.server.Router;
 import dev.quarry.server.Server;
 import dev.quarry.server.ServerBuilder;
 import dev.quarry.server.test.HttpTestClient;
+import dev.quarry.server.test.RawClient;
+import dev.quarry.server.test.RawResponse;
 import dev.quarry.server.test.ServerTestBase;
 import dev.quarry.server.test.Setup;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -239,6 +245,54 @@ class ErrorPagesTest extends ServerTestBase {
 
         assertEquals(404, reply.status());
         assertEquals("async Not Found: /missing", reply.text());
+    }
+
+    @Test
+    void anErrorPageAnswersRequestContentThatTurnsOutTooLarge() throws Exception {
+        HttpParserConfig parser =
+                HttpParserConfig.builder().maxContentLength(10).build();
+        start(builder -> builder.httpConfig(HttpConfig.DEFAULT.withParser(parser))
+                .route("POST /upload", (request, response) -> response.send(request.bodyAsString()))
+                .errorPage(413, page("too-large")));
+
+        RawResponse response = connect()
+                .send("POST /upload HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n"
+                        + "6\r\n012345\r\n6\r\n678901\r\n0\r\n\r\n")
+                .readResponse();
+
+        assertEquals(413, response.status(), response::toString);
+        assertTrue(response.text().startsWith("too-large 413 413 "), response::toString);
+    }
+
+    @Test
+    void anErrorPageAnswersTheOverload503AndKeepsRetryAfter() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch started = new CountDownLatch(1);
+        start(builder -> builder.maxConcurrentRequests(1)
+                .maxQueuedRequests(0)
+                .route("GET /slow", (request, response) -> {
+                    started.countDown();
+                    release.await();
+                    response.send("slow");
+                })
+                .errorPage(
+                        503,
+                        AsyncHandler.nonBlocking((request, response, callback) -> response.write(
+                                true, ByteBuffer.wrap("busy, come back".getBytes(StandardCharsets.UTF_8)), callback))));
+        RawClient slow = connect().send("GET /slow HTTP/1.1\r\nHost: test\r\n\r\n");
+        assertTrue(started.await(WAIT.toSeconds(), TimeUnit.SECONDS));
+
+        try {
+            RawResponse busy =
+                    connect().send("GET /slow HTTP/1.1\r\nHost: test\r\n\r\n").readResponse();
+
+            assertEquals(503, busy.status(), busy::toString);
+            assertEquals("busy, come back", busy.text());
+            assertEquals("1", busy.header("Retry-After").orElse(null));
+        } finally {
+            release.countDown();
+        }
+        assertEquals("slow", slow.readResponse().text());
     }
 
     @Test
