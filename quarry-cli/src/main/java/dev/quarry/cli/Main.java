@@ -50,6 +50,7 @@ public final class Main {
     private static final Set<String> SERVER_OPTIONS =
             Set.of("port", "host", "unix", "idle-timeout", "h2c", "virtual-threads", "threads", "selectors");
 
+
     private Main() {}
 
     /**
@@ -86,7 +87,7 @@ public final class Main {
                         return 0;
                     }
                     Options options = Options.parse(rest, ServeCommand.OPTIONS, ServeCommand.FLAGS);
-                    runUntilStopped(ServeCommand.build(options));
+                    runUntilStopped(ServeCommand.build(options), ServeCommand.served(options));
                     return 0;
                 }
                 case "plaintext" -> {
@@ -98,7 +99,7 @@ public final class Main {
                     Server server = serverBuilder(options)
                             .route("GET /plaintext", new PlaintextApp())
                             .build();
-                    runUntilStopped(server);
+                    runUntilStopped(server, "Serving the plaintext app: GET /plaintext");
                     return 0;
                 }
                 default -> {
@@ -112,9 +113,27 @@ public final class Main {
             err.println("Run 'quarry " + command + " --help' for the options.");
             return 2;
         } catch (Exception x) {
-            err.println("quarry " + command + ": " + (x.getMessage() == null ? x.toString() : x.getMessage()));
+            err.println("quarry " + command + ": " + message(x, rest));
             return 1;
         }
+    }
+
+    /** What went wrong, in words: never a bare exception class name. */
+    static String message(Exception x, List<String> args) {
+        boolean unresolved =
+                x instanceof java.net.UnknownHostException || x instanceof java.nio.channels.UnresolvedAddressException;
+        if (unresolved && (x.getMessage() == null || !x.getMessage().startsWith("cannot resolve host"))) {
+            String host = String.valueOf(x.getMessage());
+            for (int i = 0; i < args.size(); i++) {
+                if (args.get(i).equals("--host") && i + 1 < args.size()) {
+                    host = args.get(i + 1);
+                } else if (args.get(i).startsWith("--host=")) {
+                    host = args.get(i).substring("--host=".length());
+                }
+            }
+            return "cannot resolve host '" + host + "'";
+        }
+        return x.getMessage() == null ? x.toString() : x.getMessage();
     }
 
     /** The connector and thread options shared by the server commands. */
@@ -149,7 +168,7 @@ public final class Main {
         return builder;
     }
 
-    static void runUntilStopped(Server server) throws Exception {
+    static void runUntilStopped(Server server, String served) throws Exception {
         CountDownLatch stopped = new CountDownLatch(1);
         // The hook first: a SIGTERM that arrives as the startup line is printed must still stop the server gracefully.
         Runtime.getRuntime()
@@ -164,6 +183,8 @@ public final class Main {
                     }
                 }));
         server.start();
+        // Looked up here, not in a static field: the first logger fixes the LogManager, which main() chooses first.
+        System.getLogger(Main.class.getName()).log(System.Logger.Level.INFO, served);
         stopped.await();
     }
 

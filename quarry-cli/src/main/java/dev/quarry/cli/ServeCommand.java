@@ -145,6 +145,23 @@ final class ServeCommand {
         return builder.build();
     }
 
+    /**
+     * What {@code serve} serves, and how, for the line logged once the server started, e.g.
+     * {@code Serving /srv/www over http/1.1 and h2c} or {@code Serving the demo site over http/1.1}.
+     */
+    static String served(Options options) {
+        List<String> positional = options.positional();
+        String what = positional.isEmpty()
+                ? "the demo site"
+                : Path.of(positional.get(0)).toAbsolutePath().normalize().toString();
+        String protocols = switch (options.string("h2c").orElse("on").trim().toLowerCase(java.util.Locale.ROOT)) {
+            case "off" -> "http/1.1";
+            case "only" -> "h2c only (HTTP/2 by prior knowledge)";
+            default -> "http/1.1 and h2c";
+        };
+        return "Serving " + what + " over " + protocols;
+    }
+
     private static ThrottleLimits limits(Options options, boolean demo) {
         ThrottleLimits.Builder limits = ThrottleLimits.builder();
         options.string("rate").ifPresent(rate -> limits.globalRate(rate(rate, "rate")));

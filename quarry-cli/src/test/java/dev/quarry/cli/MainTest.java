@@ -90,7 +90,7 @@ class MainTest {
 
         assertEquals(1, run.status());
         assertEquals(
-                "quarry serve: unknown host 'no-such-host.invalid': it does not resolve to an address to bind",
+                "quarry serve: cannot resolve host 'no-such-host.invalid'",
                 run.err().strip());
     }
 
@@ -107,5 +107,28 @@ class MainTest {
             assertTrue(run.err().startsWith("quarry serve: cannot bind 127.0.0.1:" + port + ": "), run.err());
             assertFalse(run.err().contains("/127.0.0.1"), run.err());
         }
+    }
+
+    @Test
+    void aBusyWildcardPortIsReportedWithTheAddressOnce() throws IOException {
+        try (ServerSocketChannel busy = ServerSocketChannel.open()) {
+            busy.bind(new InetSocketAddress(0));
+            int port = ((InetSocketAddress) busy.getLocalAddress()).getPort();
+
+            Run run = run("serve", dir.toString(), "--port", String.valueOf(port), "--jmx", "off");
+
+            assertEquals(1, run.status());
+            String address = "0.0.0.0:" + port;
+            assertTrue(run.err().startsWith("quarry serve: cannot bind " + address + ": "), run.err());
+            assertEquals(run.err().indexOf(address), run.err().lastIndexOf(address), run.err());
+        }
+    }
+
+    @Test
+    void anUnresolvedHostWithoutAMessageIsNamedFromTheCommandLine() {
+        String message = Main.message(
+                new java.nio.channels.UnresolvedAddressException(), List.of("--host=nosuch.invalid", "--port", "0"));
+
+        assertEquals("cannot resolve host 'nosuch.invalid'", message);
     }
 }

@@ -96,4 +96,19 @@ class ServeCommandTest {
         assertTrue(err.toString().contains("unknown option --nope"), err.toString());
         assertTrue(URI.create("http://x/").isAbsolute());
     }
+
+    @Test
+    void theLineLoggedAtStartSaysWhatIsServedAndOverWhichProtocols() {
+        Options demo = Options.parse(List.of("--port", "0"), ServeCommand.OPTIONS, ServeCommand.FLAGS);
+        Options directory =
+                Options.parse(List.of(dir.toString(), "--h2c", "off"), ServeCommand.OPTIONS, ServeCommand.FLAGS);
+        Options http2Only =
+                Options.parse(List.of(dir.toString(), "--h2c", "only"), ServeCommand.OPTIONS, ServeCommand.FLAGS);
+
+        assertEquals("Serving the demo site over http/1.1 and h2c", ServeCommand.served(demo));
+        assertEquals("Serving " + dir.toAbsolutePath() + " over http/1.1", ServeCommand.served(directory));
+        assertEquals(
+                "Serving " + dir.toAbsolutePath() + " over h2c only (HTTP/2 by prior knowledge)",
+                ServeCommand.served(http2Only));
+    }
 }

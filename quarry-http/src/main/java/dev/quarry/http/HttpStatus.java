@@ -51,6 +51,10 @@ public final class HttpStatus {
     public static final int HTTP_VERSION_NOT_SUPPORTED_505 = 505;
 
     private static final String[] REASONS = new String[600];
+    // The names of the five classes, RFC 9110 §15: the phrase of a code that has none of its own.
+    private static final String[] CLASS_REASONS = {
+        "Informational", "Success", "Redirection", "Client Error", "Server Error"
+    };
 
     static {
         reason(CONTINUE_100, "Continue");
@@ -109,13 +113,19 @@ public final class HttpStatus {
     }
 
     /**
+     * The reason phrase of a status code. A valid code that has no registered phrase gets the name of its class
+     * (RFC 9110 §15): 299 is "Success", 499 "Client Error", so that a status line or an error body never lacks one.
+     *
      * @param code a status code
-     * @return its reason phrase, or the empty string for a code without one (the reason phrase is optional, RFC 9112
-     *     §4)
+     * @return its reason phrase; the empty string only for a code outside 100-599 (the reason phrase is optional,
+     *     RFC 9112 §4)
      */
     public static String reason(int code) {
-        String reason = code >= 0 && code < REASONS.length ? REASONS[code] : null;
-        return reason == null ? "" : reason;
+        if (!isValid(code)) {
+            return "";
+        }
+        String reason = REASONS[code];
+        return reason != null ? reason : CLASS_REASONS[code / 100 - 1];
     }
 
     /** @return whether {@code code} is a valid three-digit status code, 100-599 (RFC 9110 §15) */

@@ -13,9 +13,20 @@ class HttpStatusTest {
     void reasonPhrases() {
         assertEquals("OK", HttpStatus.reason(200));
         assertEquals("Request Header Fields Too Large", HttpStatus.reason(431));
-        assertEquals("", HttpStatus.reason(299));
         assertEquals("", HttpStatus.reason(-1));
         assertEquals("", HttpStatus.reason(1000));
+    }
+
+    @Test
+    void aCodeWithoutAPhraseOfItsOwnIsNamedByItsClass() {
+        assertEquals("Informational", HttpStatus.reason(199));
+        assertEquals("Success", HttpStatus.reason(299));
+        assertEquals("Redirection", HttpStatus.reason(399));
+        assertEquals("Client Error", HttpStatus.reason(499));
+        assertEquals("Server Error", HttpStatus.reason(599));
+        for (int code = 100; code <= 599; code++) {
+            assertFalse(HttpStatus.reason(code).isEmpty(), "" + code);
+        }
     }
 
     @Test

@@ -123,16 +123,36 @@ public final class ServerConnector implements LifeCycle, Dumpable, ConnectorMXBe
         if (address.isUnresolved()) {
             channel.close();
             // bind would throw UnresolvedAddressException, whose message is null: name the host instead.
-            throw new UnknownHostException(
-                    "unknown host '" + address.getHostString() + "': it does not resolve to an address to bind");
+            throw new UnknownHostException("cannot resolve host '" + address.getHostString() + "'");
         }
         try {
             channel.bind(address, config.acceptQueueSize());
         } catch (IOException x) {
             channel.close();
-            throw new IOException("cannot bind " + describe(address) + ": " + x.getMessage(), x);
+            throw new IOException(
+                    "cannot bind " + describe(address) + ": " + withoutAddress(x.getMessage(), address), x);
         }
         return channel;
+    }
+
+    /**
+     * The reason of a bind failure without the address, which the message names already: some platforms put it in
+     * the exception's message too ({@code Address already in use: 0.0.0.0/0.0.0.0:8080}).
+     */
+    static String withoutAddress(String reason, InetSocketAddress address) {
+        if (reason == null) {
+            return "failed";
+        }
+        String ip = address.getAddress().getHostAddress();
+        String port = ":" + address.getPort();
+        String stripped = reason;
+        for (String form :
+                new String[] {address.toString(), "/" + ip + port, "[" + ip + "]" + port, ip + port, describe(address)
+                }) {
+            stripped = stripped.replace(form, "");
+        }
+        stripped = stripped.replace("()", "").replaceAll("[\\s:,(]+$", "").strip();
+        return stripped.isEmpty() ? reason : stripped;
     }
 
     /**

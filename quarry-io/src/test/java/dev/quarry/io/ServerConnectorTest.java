@@ -143,7 +143,21 @@ class ServerConnectorTest {
         ServerConnector connector = create("no-such-host.invalid", 0);
 
         UnknownHostException x = assertThrows(UnknownHostException.class, connector::start);
-        assertEquals("unknown host 'no-such-host.invalid': it does not resolve to an address to bind", x.getMessage());
+        assertEquals("cannot resolve host 'no-such-host.invalid'", x.getMessage());
+    }
+
+    @Test
+    void aBindFailureThatNamesTheAddressItselfIsNotDoubled() {
+        InetSocketAddress wildcard = new InetSocketAddress(8080);
+
+        assertEquals(
+                "Address already in use",
+                ServerConnector.withoutAddress("Address already in use: " + wildcard, wildcard));
+        assertEquals(
+                "Address already in use",
+                ServerConnector.withoutAddress("Address already in use (0.0.0.0:8080)", wildcard));
+        assertEquals("Permission denied", ServerConnector.withoutAddress("Permission denied", wildcard));
+        assertEquals("failed", ServerConnector.withoutAddress(null, wildcard));
     }
 
     @Test

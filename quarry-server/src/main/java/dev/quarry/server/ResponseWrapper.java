@@ -100,15 +100,14 @@ public class ResponseWrapper implements Response {
         done.block();
     }
 
+    /**
+     * Sends an error response through this wrapper, as the server's response does: unless committed, the status and
+     * fields set so far are dropped (Date and Server stay), and the status's error page answers if the server has one,
+     * else the plain default error.
+     */
     @Override
     public void sendError(int status, String message) throws IOException {
-        if (isCommitted()) {
-            return;
-        }
-        send(
-                status,
-                "text/plain; charset=utf-8",
-                ByteBuffer.wrap((status + " " + message + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        dev.quarry.server.internal.ErrorResponses.sendError(this, status, message);
     }
 
     @Override

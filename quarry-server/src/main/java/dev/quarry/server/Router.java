@@ -4,9 +4,8 @@ import dev.quarry.core.Callback;
 import dev.quarry.core.InvocationType;
 import dev.quarry.http.HttpMethod;
 import dev.quarry.http.HttpStatus;
+import dev.quarry.server.internal.ErrorResponses;
 import dev.quarry.server.internal.HandlerInvoker;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -22,7 +21,8 @@ import java.util.Set;
  * {@code "/static/*"} (any method; {@code *} matches the rest of the path, available as the parameter {@code "*"}).
  * Literal paths are found by one hash lookup; patterns are tried in the order they were added. A path that matches
  * with another method is answered 405 with {@code Allow}; no match is 404 (or the fallback handler). HEAD requests use
- * the GET route when there is no HEAD route.
+ * the GET route when there is no HEAD route. The 404 and 405 are the server's errors: its error pages answer them
+ * ({@link ServerBuilder#errorPage(int, Handler)}).
  *
  * <p>{@link Filter}s run around the routing, in the order they were added (the first outermost), for every request
  * or only for paths that match a pattern ({@link #filter(String, Filter)}); {@link #before(Handler)} and
@@ -260,7 +260,7 @@ public final class Router implements AsyncHandler {
         }
         Set<String> allowed = allowedMethods(byMethod, path);
         if (!allowed.isEmpty()) {
-            methodNotAllowed(allowed, response, callback);
+            methodNotAllowed(allowed, request, response, callback);
             return;
         }
         invoker.invoke(fallback, request, response, callback);
@@ -286,10 +286,10 @@ public final class Router implements AsyncHandler {
     }
 
     private static void notFound(Request request, Response response, Callback callback) {
-        text(response, HttpStatus.NOT_FOUND_404, "404 Not Found: " + request.path() + "\n", callback);
+        ErrorResponses.answer(request, response, HttpStatus.NOT_FOUND_404, "Not Found: " + request.path(), callback);
     }
 
-    private static void methodNotAllowed(Set<String> allowed, Response response, Callback callback) {
+    private static void methodNotAllowed(Set<String> allowed, Request request, Response response, Callback callback) {
         Set<String> methods = new LinkedHashSet<>(allowed);
         if (methods.remove("*")) {
             methods.add("*");
@@ -298,13 +298,12 @@ public final class Router implements AsyncHandler {
             methods.add("HEAD");
         }
         response.headers().put("Allow", String.join(", ", methods));
-        text(response, HttpStatus.METHOD_NOT_ALLOWED_405, "405 Method Not Allowed\n", callback);
-    }
-
-    private static void text(Response response, int status, String text, Callback callback) {
-        response.status(status);
-        response.headers().put("Content-Type", "text/plain; charset=utf-8");
-        response.write(true, ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8)), callback);
+        ErrorResponses.answer(
+                request,
+                response,
+                HttpStatus.METHOD_NOT_ALLOWED_405,
+                HttpStatus.reason(HttpStatus.METHOD_NOT_ALLOWED_405),
+                callback);
     }
 
     @Override

@@ -12,6 +12,7 @@ import dev.quarry.io.ConnectionFactory;
 import dev.quarry.io.IdleTimeouts;
 import dev.quarry.io.ServerConnector;
 import dev.quarry.server.internal.DateField;
+import dev.quarry.server.internal.ErrorPages;
 import dev.quarry.server.internal.HandlerInvoker;
 import dev.quarry.server.internal.ServerContext;
 import dev.quarry.server.internal.h1.Http1ConnectionFactory;
@@ -40,7 +41,7 @@ import java.util.concurrent.locks.ReentrantLock;
  *         .http(8080)
  *         .route("GET /hello/{name}", (req, res) -> res.send("Hello " + req.pathParam("name")))
  *         .build()
- *         .start();     // logs: Started http/1.1 (h2c) on 0.0.0.0:8080
+ *         .start();     // logs: Started http/1.1 (h2c) on 0.0.0.0:8080 — http://localhost:8080/
  * }</pre>
  *
  * <p>{@link #stop()} is graceful: connectors stop accepting, in-flight exchanges get the shutdown timeout to finish
@@ -117,8 +118,9 @@ public final class Server implements Dumpable {
     }
 
     /**
-     * Starts the threads, timer and connectors, and logs one line per connector, e.g.
-     * {@code Started http/1.1 (h2c) on 0.0.0.0:8080}.
+     * Starts the threads, timer and connectors, and logs one line per connector with the URL to open, e.g.
+     * {@code Started http/1.1 (h2c) on 0.0.0.0:8080 — http://localhost:8080/}, or
+     * {@code Started http/1.1 (h2c) on unix:/run/quarry.sock} for a Unix-domain socket.
      *
      * @return this, started
      * @throws IOException if a connector cannot bind
@@ -182,7 +184,8 @@ public final class Server implements Dumpable {
                 statistics,
                 Optional.empty(),
                 threadPool,
-                config.http2Config());
+                config.http2Config(),
+                new ErrorPages(config.errorHandlers(), config.errorPages()));
         if (config.h2c()) {
             context = context.withHttp2(Optional.of(new Http2ConnectionFactory(context)));
         }
@@ -208,8 +211,29 @@ public final class Server implements Dumpable {
             ServerConnector connector = ServerConnector.create(connectorConfig, threadPool, IdleTimeouts.of(timer));
             connector.start();
             connectors.add(connector);
-            LOG.log(Level.INFO, "Started " + connector.describe());
+            LOG.log(
+                    Level.INFO,
+                    "Started " + connector.describe()
+                            + url(connector).map(url -> " — " + url).orElse(""));
         }
+    }
+
+    /**
+     * The URL a person would open for a TCP connector: {@code http://localhost:8080/} for a wildcard bind, else the
+     * bound address ({@code http://127.0.0.1:8080/}, {@code http://[::1]:8080/}); empty for a Unix socket, whose
+     * path the connector's description names.
+     */
+    static Optional<String> url(ServerConnector connector) {
+        if (connector.boundAddress().orElse(null) instanceof InetSocketAddress inet) {
+            String host = inet.getAddress().isAnyLocalAddress()
+                    ? "localhost"
+                    : inet.getAddress().getHostAddress();
+            if (host.contains(":")) {
+                host = "[" + host + "]";
+            }
+            return Optional.of("http://" + host + ":" + inet.getPort() + "/");
+        }
+        return Optional.empty();
     }
 
     /** Fixes the routes and filters of the routers of the tree, and the invocation type they add up to. */

@@ -4,7 +4,9 @@ import dev.quarry.core.buffer.ByteBufferPool;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -45,6 +47,8 @@ public final class ServerBuilder {
     final List<StatusContributor> contributors = new ArrayList<>();
     final java.util.Map<String, Object> mbeans = new java.util.LinkedHashMap<>();
     final List<dev.quarry.core.LifeCycle> managed = new ArrayList<>();
+    final Map<Class<? extends Throwable>, ErrorHandler<?>> errorHandlers = new LinkedHashMap<>();
+    final Map<Integer, AsyncHandler> errorPages = new LinkedHashMap<>();
 
     ServerBuilder() {}
 
@@ -190,6 +194,69 @@ public final class ServerBuilder {
      */
     public ServerBuilder after(Handler handler) {
         return filter(Filter.after(handler));
+    }
+
+    /**
+     * Answers the failures of a type (and its subclasses) that handlers throw, or fail their callback with, before the
+     * response is committed: see {@link ErrorHandler}. When several types match a failure, the most specific one wins
+     * (the failure's class, then its superclass, and so on up to {@link Throwable}). A failure that no error handler
+     * takes is answered with the status of an {@link dev.quarry.http.HttpException}, else 500, and that status's
+     * {@linkplain #errorPage(int, Handler) error page} if there is one. A failure an error handler takes is the
+     * application's to log: the server logs it only at DEBUG.
+     *
+     * @param type the type of failure, e.g. {@code NoSuchElementException.class}
+     * @param handler writes the response for it
+     * @param <T> the type of failure
+     * @return this
+     * @throws IllegalArgumentException if the type already has an error handler
+     */
+    public <T extends Throwable> ServerBuilder onError(Class<T> type, ErrorHandler<? super T> handler) {
+        Objects.requireNonNull(type, "type");
+        Objects.requireNonNull(handler, "handler");
+        if (errorHandlers.putIfAbsent(type, handler) != null) {
+            throw new IllegalArgumentException("an error handler for " + type.getName() + " is set already");
+        }
+        return this;
+    }
+
+    /**
+     * Sets the page that answers a status whenever the server would send its plain default error for it: a handler's
+     * {@link Response#sendError(int, String)}, a handler that throws an {@link dev.quarry.http.HttpException} of that
+     * status (or anything else, for 500), the router's 404 and 405, the 503 of an overloaded server, and the 400 or
+     * 413 of malformed or too large request content. The page is a blocking handler, run on a virtual thread; it finds
+     * what it answers in {@link ErrorInfo#of(Request)}, and the response comes to it reset, with the status set.
+     *
+     * <p>A page runs at most once per request and only before the response is committed; a page that fails (or calls
+     * {@code sendError} itself) gets the plain default error instead. Malformed request heads, which are answered
+     * before there is a request to hand to a page, always get the plain default error.
+     *
+     * @param status the status, 400-599
+     * @param page writes the error response
+     * @return this
+     * @throws IllegalArgumentException if the status is not an error status or already has a page
+     */
+    public ServerBuilder errorPage(int status, Handler page) {
+        return errorPage(status, Handlers.blocking(page));
+    }
+
+    /**
+     * Sets the page that answers a status, asynchronous shape: see {@link #errorPage(int, Handler)}. It runs where its
+     * invocation type says, as any handler does.
+     *
+     * @param status the status, 400-599
+     * @param page writes the error response and completes its callback
+     * @return this
+     * @throws IllegalArgumentException if the status is not an error status or already has a page
+     */
+    public ServerBuilder errorPage(int status, AsyncHandler page) {
+        Objects.requireNonNull(page, "page");
+        if (status < 400 || status > 599) {
+            throw new IllegalArgumentException("an error page is for a status 400-599, was " + status);
+        }
+        if (errorPages.putIfAbsent(status, page) != null) {
+            throw new IllegalArgumentException("an error page for " + status + " is set already");
+        }
+        return this;
     }
 
     /**

@@ -39,6 +39,8 @@ import java.util.Optional;
  * @param contributors status page sections
  * @param mbeans extra MBeans by key properties
  * @param managed components started and stopped with the server
+ * @param errorHandlers the error handlers, by the type of failure they answer
+ * @param errorPages the error pages, by status
  */
 record ServerConfig(
         List<ServerBuilder.ListenSpec> listeners,
@@ -66,7 +68,9 @@ record ServerConfig(
         boolean jmx,
         List<StatusContributor> contributors,
         Map<String, Object> mbeans,
-        List<LifeCycle> managed) {
+        List<LifeCycle> managed,
+        Map<Class<? extends Throwable>, ErrorHandler<?>> errorHandlers,
+        Map<Integer, AsyncHandler> errorPages) {
 
     ServerConfig(ServerBuilder builder) {
         this(
@@ -95,6 +99,8 @@ record ServerConfig(
                 builder.jmx,
                 List.copyOf(builder.contributors),
                 Collections.unmodifiableMap(new LinkedHashMap<>(builder.mbeans)),
-                List.copyOf(builder.managed));
+                List.copyOf(builder.managed),
+                Map.copyOf(builder.errorHandlers),
+                Map.copyOf(builder.errorPages));
     }
 }

@@ -146,10 +146,10 @@ class HttpGeneratorTest {
     }
 
     @Test
-    void statusWithoutReasonKeepsTheSeparatingSpace() {
+    void anUnregisteredStatusGetsTheReasonPhraseOfItsClass() {
         ByteBuffer out = ByteBuffer.allocate(64);
         new HttpGenerator().writeResponseHead(out, V11, "GET", 299, new HttpFields(), 0, true);
-        assertTrue(text(out).startsWith("HTTP/1.1 299 \r\n"));
+        assertTrue(text(out).startsWith("HTTP/1.1 299 Success\r\n"), text(out));
     }
 
     @Test

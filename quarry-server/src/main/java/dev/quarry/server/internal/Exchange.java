@@ -8,18 +8,35 @@ import dev.quarry.http.HttpHeader;
 import dev.quarry.http.HttpStatus;
 import dev.quarry.http.HttpVersion;
 import dev.quarry.io.EndPoint;
+import dev.quarry.server.AsyncHandler;
 import dev.quarry.server.Content;
+import dev.quarry.server.ErrorHandler;
+import dev.quarry.server.ErrorInfo;
+import dev.quarry.server.Handlers;
+import dev.quarry.server.Request;
+import dev.quarry.server.RequestWrapper;
+import dev.quarry.server.Response;
 import java.lang.System.Logger.Level;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Optional;
 
 /**
  * One request/response exchange, independent of the protocol: invokes the handler, completes the response when the
  * handler succeeds, answers an error (or aborts, once committed) when it fails, and relays body demand between the
  * handler and the {@link HttpStream}.
+ *
+ * <p>Errors: a failure before commit goes to the {@linkplain ErrorPages error handler} of its type if there is one,
+ * else to the error page of its status, else to the plain default error; error handlers and pages are handlers, run
+ * through the dispatch point like any other, and one page at most runs per exchange. A failure is logged once: at
+ * WARNING with its stack trace when it is the server's (a handler that throws or fails its callback, before or after
+ * commit), at DEBUG without one when the client caused it (malformed or too large content, a reset, a timeout) or an
+ * error handler took it.
  *
  * <p>Thread-safety: the handler callback may be completed from any thread, once (a second completion is logged and
  * ignored); demand is one at a time.
@@ -28,12 +45,15 @@ public final class Exchange {
     private static final System.Logger LOG = System.getLogger(Exchange.class.getName());
     private static final VarHandle DEMAND;
     private static final VarHandle DONE;
+    private static final VarHandle ERROR_PAGE_STARTED;
+    private static final String TEXT_PLAIN_UTF8 = "text/plain; charset=utf-8";
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             DEMAND = lookup.findVarHandle(Exchange.class, "demand", Runnable.class);
             DONE = lookup.findVarHandle(Exchange.class, "done", boolean.class);
+            ERROR_PAGE_STARTED = lookup.findVarHandle(Exchange.class, "errorPageStarted", boolean.class);
         } catch (ReflectiveOperationException x) {
             throw new ExceptionInInitializerError(x);
         }
@@ -52,6 +72,11 @@ public final class Exchange {
 
     @SuppressWarnings("unused") // through DONE
     private volatile boolean done;
+
+    // One error page per exchange: a page that fails, or answers another error, gets the plain default instead of
+    // another page (no loops).
+    @SuppressWarnings("unused") // through ERROR_PAGE_STARTED
+    private volatile boolean errorPageStarted;
 
     // The request content turned out to be malformed (or too large): the answer is its status, whatever the handler
     // made of the failure. Written by the reading thread, read by the one that completes the handler.
@@ -87,11 +112,30 @@ public final class Exchange {
                 contentLength,
                 context.config().uriCompliance());
         HttpFields responseFields = new HttpFields(8);
-        context.serverField().ifPresent(responseFields::add);
-        if (context.config().sendDateHeader()) {
-            responseFields.add(context.dateField().field());
-        }
+        addStandardFields(responseFields);
         this.response = new ServerResponse(this, responseFields);
+    }
+
+    /**
+     * The exchange of a request.
+     *
+     * @param request a request, possibly wrapped
+     * @return its exchange, or null for a request that does not come from a server
+     */
+    static Exchange of(Request request) {
+        Request current = request;
+        while (current instanceof RequestWrapper wrapper) {
+            current = wrapper.wrapped();
+        }
+        return current instanceof ServerRequest serverRequest ? serverRequest.exchange() : null;
+    }
+
+    /** Adds the fields every response carries, {@code Server} and {@code Date}, as configured. */
+    void addStandardFields(HttpFields fields) {
+        context.serverField().ifPresent(fields::add);
+        if (context.config().sendDateHeader()) {
+            fields.add(context.dateField().field());
+        }
     }
 
     /** Invokes the root handler according to its invocation type. */
@@ -164,7 +208,7 @@ public final class Exchange {
             try {
                 callback.run();
             } catch (Throwable x) {
-                LOG.log(Level.WARNING, "demand callback failed for " + request, x);
+                LOG.log(Level.WARNING, "demand callback failed: " + describe(), x);
                 abort(x);
             }
         }
@@ -182,29 +226,100 @@ public final class Exchange {
     }
 
     /**
-     * Answers a failure before the response was committed: the status of an {@link HttpException}, 500 otherwise,
-     * with a short text body and without the details of unexpected exceptions. A handler that failed after reading
-     * malformed content (it usually rethrows the {@link java.io.IOException} its input stream threw) gets the status
-     * of the content's problem: the client's fault, not the server's.
+     * Answers a failure before the response was committed: the error handler of its type if there is one; otherwise
+     * the status of an {@link HttpException}, 500 for anything else, with that status's error page or the plain
+     * default error (a short text body, without the details of unexpected exceptions). A handler that failed after
+     * reading malformed content (it usually rethrows the {@link java.io.IOException} its input stream threw) gets the
+     * status of the content's problem: the client's fault, not the server's.
      */
-    private void sendError(Throwable handlerFailure) {
-        Throwable failure = badContent != null ? badContent : handlerFailure;
+    private void answerFailure(Throwable handlerFailure) {
+        HttpException bad = badContent;
+        Throwable failure = bad != null ? bad : handlerFailure;
         int status = failure instanceof HttpException http ? http.status() : HttpStatus.INTERNAL_SERVER_ERROR_500;
         String message = failure instanceof HttpException http ? http.reason() : HttpStatus.reason(status);
-        if (!(failure instanceof HttpException)) {
-            LOG.log(Level.WARNING, "handler failed for " + request + " on " + connectionId(), failure);
+        ErrorHandler<Throwable> errorHandler = context.errors().handlerFor(failure);
+        if (errorHandler != null || bad != null || failure instanceof HttpException || stream.isBroken()) {
+            // The application's answer (an error handler, an HttpException) or the client's doing: not a fault.
+            LOG.log(Level.DEBUG, () -> "answering " + status + " to " + describe() + ": " + handlerFailure);
+        } else {
+            LOG.log(Level.WARNING, "handler failed: " + describe(), handlerFailure);
         }
         response.resetForError();
         response.status(status);
-        response.headers().put(HttpHeader.CONTENT_TYPE, "text/plain; charset=utf-8");
-        if (context.serverField().isPresent()) {
-            response.headers().add(context.serverField().get());
+        Callback done = Callback.from(InvocationType.NON_BLOCKING, () -> response.complete(completion), this::abort);
+        if (errorHandler != null) {
+            Callback fallback = new ErrorPageCallback(
+                    "error handler for " + failure.getClass().getName(), response, status, message, done);
+            AsyncHandler adapter = Handlers.blocking((req, res) -> errorHandler.handle(failure, req, res));
+            context.invoker().invoke(adapter, request, response, fallback);
+            return;
         }
-        if (context.config().sendDateHeader()) {
-            response.headers().add(context.dateField().field());
+        if (!startErrorPage(request, response, status, message, failure, done)) {
+            writePlainError(response, status, message, completion);
         }
+    }
+
+    /**
+     * Runs the error page of a status, if it has one and no page ran for this exchange yet. The page gets the request
+     * with its {@link ErrorInfo} attribute and the response with the status set; it runs where its invocation type
+     * says. If it fails before committing, the plain default error is written instead.
+     *
+     * @param target the request to hand to the page
+     * @param to the response the page writes
+     * @param status the error status
+     * @param message the short explanation of the plain default error
+     * @param failure the failure behind the error, or null
+     * @param callback completed when the page completed (or its fallback was written); failed if it failed after
+     *     committing
+     * @return whether a page runs; if false, nothing was done and {@code callback} is not completed
+     */
+    boolean startErrorPage(
+            Request target, Response to, int status, String message, Throwable failure, Callback callback) {
+        AsyncHandler page = context.errors().page(status);
+        if (page == null || !ERROR_PAGE_STARTED.compareAndSet(this, false, true)) {
+            return false;
+        }
+        target.attribute(ErrorInfo.ATTRIBUTE, new ErrorInfo(status, message, Optional.ofNullable(failure)));
+        to.status(status);
+        context.invoker()
+                .invoke(
+                        page,
+                        target,
+                        to,
+                        new ErrorPageCallback("error page for " + status, to, status, message, callback));
+        return true;
+    }
+
+    /**
+     * Writes the plain default error: the status, a {@code text/plain} body of the status and the message, and the
+     * fields already set (Date, Server, and e.g. Allow or Retry-After).
+     */
+    static void writePlainError(Response to, int status, String message, Callback callback) {
+        to.status(status);
+        to.headers().put(HttpHeader.CONTENT_TYPE, TEXT_PLAIN_UTF8);
         byte[] body = (status + " " + message + "\n").getBytes(StandardCharsets.UTF_8);
-        response.write(true, ByteBuffer.wrap(body), completion);
+        to.write(true, ByteBuffer.wrap(body), callback);
+    }
+
+    /**
+     * The request line and the client, for logs: {@code GET /a HTTP/1.1 from 127.0.0.1:50123}.
+     *
+     * @return the description
+     */
+    String describe() {
+        return request + " from " + client(remoteAddress());
+    }
+
+    private String client(SocketAddress address) {
+        if (address instanceof InetSocketAddress inet && inet.getAddress() != null) {
+            String host = inet.getAddress().getHostAddress();
+            return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + inet.getPort();
+        }
+        if (address instanceof UnixDomainSocketAddress unix
+                && unix.getPath().toString().isEmpty()) {
+            return "a Unix socket client (connection " + connectionId() + ")";
+        }
+        return String.valueOf(address);
     }
 
     @Override
@@ -230,11 +345,61 @@ public final class Exchange {
                 return;
             }
             if (response.isCommitted()) {
-                LOG.log(Level.DEBUG, () -> "aborting committed response of " + request + ": " + failure);
+                if (badContent != null || stream.isBroken()) {
+                    LOG.log(Level.DEBUG, () -> "aborting the response to " + describe() + ": " + failure);
+                } else {
+                    LOG.log(Level.WARNING, "handler failed after the response was committed: " + describe(), failure);
+                }
                 abort(failure);
             } else {
-                sendError(failure);
+                answerFailure(failure);
             }
+        }
+
+        @Override
+        public InvocationType invocationType() {
+            return InvocationType.NON_BLOCKING;
+        }
+    }
+
+    /**
+     * Completes an error handler or page: on success, or a failure after commit, as the caller's callback; a failure
+     * before commit is logged (it is the application's page that failed) and answered with the plain default error.
+     */
+    private final class ErrorPageCallback implements Callback {
+        private final String what;
+        private final Response to;
+        private final int status;
+        private final String message;
+        private final Callback callback;
+
+        ErrorPageCallback(String what, Response to, int status, String message, Callback callback) {
+            this.what = what;
+            this.to = to;
+            this.status = status;
+            this.message = message;
+            this.callback = callback;
+        }
+
+        @Override
+        public void succeeded() {
+            callback.succeeded();
+        }
+
+        @Override
+        public void failed(Throwable failure) {
+            if (to.isCommitted()) {
+                if (stream.isBroken()) {
+                    LOG.log(Level.DEBUG, () -> what + " aborted for " + describe() + ": " + failure);
+                } else {
+                    LOG.log(Level.WARNING, what + " failed after committing: " + describe(), failure);
+                }
+                callback.failed(failure);
+                return;
+            }
+            LOG.log(Level.WARNING, what + " failed, answering the plain " + status + ": " + describe(), failure);
+            response.resetForError();
+            writePlainError(to, status, message, callback);
         }
 
         @Override

@@ -40,8 +40,8 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class HandlerInvoker {
     private static final System.Logger LOG = System.getLogger(HandlerInvoker.class.getName());
-    private static final byte[] OVERLOADED =
-            "503 Service Unavailable: too many requests in progress, retry later\n".getBytes(StandardCharsets.US_ASCII);
+    private static final String OVERLOADED_MESSAGE = "Service Unavailable: too many requests in progress, retry later";
+    private static final byte[] OVERLOADED = ("503 " + OVERLOADED_MESSAGE + "\n").getBytes(StandardCharsets.US_ASCII);
 
     /**
      * Used for a request that does not come from a server (a handler called directly, or a request implementation
@@ -136,7 +136,7 @@ public final class HandlerInvoker {
         } catch (RejectedExecutionException x) {
             rejected.increment();
             LOG.log(Level.DEBUG, () -> "rejected " + request.method() + " " + request.target() + ": " + x.getMessage());
-            overloaded(response, callback);
+            overloaded(request, response, callback);
         }
     }
 
@@ -168,13 +168,19 @@ public final class HandlerInvoker {
         }
     }
 
-    private static void overloaded(Response response, Callback callback) {
+    private static void overloaded(Request request, Response response, Callback callback) {
         if (response.isCommitted()) {
             callback.failed(new RejectedExecutionException("overloaded"));
             return;
         }
-        response.status(HttpStatus.SERVICE_UNAVAILABLE_503);
         response.headers().put("Retry-After", "1");
+        // A blocking 503 page is likely refused too: then this runs again, and the page having started, the plain
+        // answer follows.
+        if (ErrorResponses.answerWithPage(
+                request, response, HttpStatus.SERVICE_UNAVAILABLE_503, OVERLOADED_MESSAGE, callback)) {
+            return;
+        }
+        response.status(HttpStatus.SERVICE_UNAVAILABLE_503);
         response.headers().put("Content-Type", "text/plain; charset=utf-8");
         response.write(true, ByteBuffer.wrap(OVERLOADED), callback);
     }

@@ -76,6 +76,15 @@ public interface HttpStream {
      */
     void failed(Throwable failure);
 
+    /**
+     * @return whether the stream can no longer carry the exchange because of the client or the network: the connection
+     *     closed or failed (a reset, an idle timeout), or the stream was reset. A handler failure seen then is the
+     *     client's doing, not the server's, and is not worth a warning.
+     */
+    default boolean isBroken() {
+        return false;
+    }
+
     /** @return whether the stream may send 1xx interim responses, e.g. 100 Continue */
     default boolean isPersistent() {
         return true;

@@ -26,6 +26,7 @@ import java.util.Optional;
  * @param http2 the HTTP/2 factory, for prior-knowledge and upgraded h2c; empty when h2c is off
  * @param threads the platform threads: HTTP/2 sessions hand production to their reserved threads
  * @param http2Config HTTP/2 settings and limits
+ * @param errors the error handlers and error pages
  */
 public record ServerContext(
         AsyncHandler handler,
@@ -38,7 +39,8 @@ public record ServerContext(
         ServerStatistics statistics,
         Optional<Http2Upgrade> http2,
         TryExecutor threads,
-        Http2Config http2Config) {
+        Http2Config http2Config,
+        ErrorPages errors) {
 
     /**
      * @param http2 the HTTP/2 upgrade support
@@ -56,7 +58,8 @@ public record ServerContext(
                 statistics,
                 http2,
                 threads,
-                http2Config);
+                http2Config,
+                errors);
     }
 
     /**

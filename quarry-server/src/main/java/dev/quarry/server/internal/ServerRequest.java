@@ -199,6 +199,11 @@ public final class ServerRequest implements Request {
         return method + " " + target + " " + version.asString();
     }
 
+    /** @return the exchange of this request */
+    Exchange exchange() {
+        return exchange;
+    }
+
     /** @return the dispatch point of the server this request came from */
     HandlerInvoker invoker() {
         return exchange.invoker();

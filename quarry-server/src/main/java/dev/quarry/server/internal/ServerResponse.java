@@ -244,15 +244,24 @@ public final class ServerResponse implements Response {
         }
     }
 
-    /** Forgets status and fields, to send an error response instead; only before commit. */
+    /**
+     * Forgets status and fields, to send an error response instead, keeping the fields every response carries (Date,
+     * Server); only before commit.
+     */
     void resetForError() {
         if (committed) {
             throw new IllegalStateException("committed");
         }
         status = HttpStatus.OK_200;
         fields.clear();
+        exchange.addStandardFields(fields);
         outputStream = null;
         trailers = null;
+    }
+
+    /** @return the exchange of this response */
+    Exchange exchange() {
+        return exchange;
     }
 
     @Override
@@ -283,14 +292,7 @@ public final class ServerResponse implements Response {
 
     @Override
     public void sendError(int status, String message) throws IOException {
-        if (committed) {
-            return;
-        }
-        resetForError();
-        send(
-                status,
-                TEXT_PLAIN_UTF8,
-                ByteBuffer.wrap((status + " " + message + "\n").getBytes(StandardCharsets.UTF_8)));
+        ErrorResponses.sendError(this, status, message);
     }
 
     void blockingWrite(boolean last, ByteBuffer content) throws IOException {

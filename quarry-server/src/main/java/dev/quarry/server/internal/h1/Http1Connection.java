@@ -483,6 +483,11 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
         return processingThread == Thread.currentThread() && exchangeState.get() == HANDLING;
     }
 
+    @Override
+    public boolean isBroken() {
+        return closed || !endPoint().isOpen();
+    }
+
     /** @return whether an exchange is in progress */
     boolean hasExchange() {
         return exchange != null;

@@ -41,6 +41,8 @@ final class Http2Stream implements HttpStream {
     private long expectedContentLength = -1;
     private volatile long lastProgressNanos = System.nanoTime();
     private boolean reset;
+    // Set with failure or reset, read without the lock by the exchange deciding how to log a handler's failure.
+    private volatile boolean broken;
     private boolean sendStalled;
 
     Http2Stream(int id, Http2ServerConnection session, int sendWindow) {
@@ -154,6 +156,7 @@ final class Http2Stream implements HttpStream {
         if (failure == null) {
             failure = cause;
         }
+        broken = true;
         return takeDemand();
     }
 
@@ -325,7 +328,13 @@ final class Http2Stream implements HttpStream {
             return false;
         }
         reset = true;
+        broken = true;
         return true;
+    }
+
+    @Override
+    public boolean isBroken() {
+        return broken;
     }
 
     @Override
