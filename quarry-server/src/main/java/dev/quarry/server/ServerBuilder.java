@@ -45,6 +45,7 @@ public final class ServerBuilder {
     final List<StatusContributor> contributors = new ArrayList<>();
     final java.util.Map<String, Object> mbeans = new java.util.LinkedHashMap<>();
     final List<dev.quarry.core.LifeCycle> managed = new ArrayList<>();
+    AccessLog accessLog;
 
     ServerBuilder() {}
 
@@ -190,6 +191,18 @@ public final class ServerBuilder {
      */
     public ServerBuilder after(Handler handler) {
         return filter(Filter.after(handler));
+    }
+
+    /**
+     * Logs every request, outermost: around every filter and route, whatever the order of the builder's calls. The log
+     * is started and stopped with the server; see {@link AccessLog}.
+     *
+     * @param log the access log, e.g. {@code AccessLog.toFile(Path.of("access.log"))}; replaces an earlier one
+     * @return this
+     */
+    public ServerBuilder accessLog(AccessLog log) {
+        this.accessLog = Objects.requireNonNull(log, "log");
+        return this;
     }
 
     /**

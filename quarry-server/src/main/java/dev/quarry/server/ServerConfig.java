@@ -38,7 +38,8 @@ import java.util.Optional;
  * @param jmx whether to register MBeans
  * @param contributors status page sections
  * @param mbeans extra MBeans by key properties
- * @param managed components started and stopped with the server
+ * @param managed components started and stopped with the server (the access log last)
+ * @param accessLog the access log, if any
  */
 record ServerConfig(
         List<ServerBuilder.ListenSpec> listeners,
@@ -66,7 +67,8 @@ record ServerConfig(
         boolean jmx,
         List<StatusContributor> contributors,
         Map<String, Object> mbeans,
-        List<LifeCycle> managed) {
+        List<LifeCycle> managed,
+        Optional<AccessLog> accessLog) {
 
     ServerConfig(ServerBuilder builder) {
         this(
@@ -95,6 +97,16 @@ record ServerConfig(
                 builder.jmx,
                 List.copyOf(builder.contributors),
                 Collections.unmodifiableMap(new LinkedHashMap<>(builder.mbeans)),
-                List.copyOf(builder.managed));
+                managed(builder),
+                Optional.ofNullable(builder.accessLog));
+    }
+
+    /** The managed components, and the access log last: started last, it is there before the connectors accept. */
+    private static List<LifeCycle> managed(ServerBuilder builder) {
+        List<LifeCycle> managed = new java.util.ArrayList<>(builder.managed);
+        if (builder.accessLog != null) {
+            managed.add(builder.accessLog);
+        }
+        return List.copyOf(managed);
     }
 }
