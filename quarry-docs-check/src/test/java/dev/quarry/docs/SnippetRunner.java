@@ -26,8 +26,8 @@ import jdk.jshell.VarSnippet;
  * to port 8080 is bound to an ephemeral port on 127.0.0.1 instead, so that runs never collide with anything.
  *
  * <p>A snippet passes when every part of it is valid (compiles, with no unresolved name) and runs without an
- * exception. Then each {@code Server} it left in a variable must answer an HTTP request, and everything it started is
- * stopped: servers first, then other {@code LifeCycle}s, then {@code AutoCloseable}s, newest first.
+ * exception. Then each {@code Server} it left running in a variable must answer an HTTP request, and everything it
+ * started is stopped: servers first, then other {@code LifeCycle}s, then {@code AutoCloseable}s, newest first.
  */
 final class SnippetRunner {
     private static final String SERVER = "dev.quarry.server.Server";
@@ -53,7 +53,8 @@ final class SnippetRunner {
             List<VarSnippet> variables = shell.variables().collect(Collectors.toCollection(ArrayList::new));
             try {
                 for (VarSnippet variable : variables) {
-                    if (isServer(shell, snippet, variable)) {
+                    // A server the snippet stopped itself, as a snippet should, has nothing left to answer.
+                    if (isServer(shell, snippet, variable) && isRunning(shell, snippet, variable)) {
                         assertAnswers(snippet, variable, uri(shell, snippet, variable));
                     }
                 }
@@ -115,6 +116,10 @@ final class SnippetRunner {
 
     private static boolean isServer(JShell shell, Snippet snippet, VarSnippet variable) {
         return "true".equals(eval(shell, snippet, "((Object) " + variable.name() + ") instanceof " + SERVER));
+    }
+
+    private static boolean isRunning(JShell shell, Snippet snippet, VarSnippet variable) {
+        return "true".equals(eval(shell, snippet, "((" + SERVER + ") (Object) " + variable.name() + ").isRunning()"));
     }
 
     private static URI uri(JShell shell, Snippet snippet, VarSnippet variable) {
