@@ -1,5 +1,6 @@
 package dev.quarry.cli;
 
+import dev.quarry.server.AccessLog;
 import dev.quarry.server.Server;
 import dev.quarry.server.ServerBuilder;
 import java.io.PrintStream;
@@ -44,12 +45,22 @@ public final class Main {
               --virtual-threads on|off  run blocking handlers on virtual threads (default on)
               --threads N             maximum platform threads (default: 8 per core, at least 16)
               --selectors N           selector threads (default: 1 per 4 cores, at least 1)
+              --access-log FILE|-     log every request to FILE (appended), or to standard output with -
+              --access-log-format combined|json  NCSA combined (default) or JSON lines
               -h, --help              this help
             """;
 
-    private static final Set<String> SERVER_OPTIONS =
-            Set.of("port", "host", "unix", "idle-timeout", "h2c", "virtual-threads", "threads", "selectors");
-
+    static final Set<String> SERVER_OPTIONS = Set.of(
+            "port",
+            "host",
+            "unix",
+            "idle-timeout",
+            "h2c",
+            "virtual-threads",
+            "threads",
+            "selectors",
+            "access-log",
+            "access-log-format");
 
     private Main() {}
 
@@ -165,7 +176,31 @@ public final class Main {
         if (options.string("selectors").isPresent()) {
             builder.selectors(options.integer("selectors", 1, 1, 256));
         }
+        accessLog(options).ifPresent(builder::accessLog);
         return builder;
+    }
+
+    /** {@code --access-log FILE|-} and {@code --access-log-format combined|json}. */
+    static java.util.Optional<AccessLog> accessLog(Options options) {
+        String format = options.string("access-log-format").orElse("combined").trim();
+        AccessLog.Format parsed = switch (format.toLowerCase(java.util.Locale.ROOT)) {
+            case "combined" -> AccessLog.Format.COMBINED;
+            case "json" -> AccessLog.Format.JSON;
+            default ->
+                throw new Options.UsageException("--access-log-format must be combined or json, not '" + format + "'");
+        };
+        if (options.string("access-log").isEmpty()) {
+            if (options.string("access-log-format").isPresent()) {
+                throw new Options.UsageException("--access-log-format needs --access-log FILE|-");
+            }
+            return java.util.Optional.empty();
+        }
+        String target = options.string("access-log").get();
+        if (target.isBlank()) {
+            throw new Options.UsageException("--access-log needs a file, or - for standard output");
+        }
+        return java.util.Optional.of(
+                target.equals("-") ? AccessLog.toStandardOutput(parsed) : AccessLog.toFile(Path.of(target), parsed));
     }
 
     static void runUntilStopped(Server server, String served) throws Exception {

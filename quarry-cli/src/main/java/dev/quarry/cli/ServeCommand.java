@@ -56,6 +56,8 @@ final class ServeCommand {
             Observability:
               --status                the status page at /quarry/status and /quarry/status.json (always on for the demo)
               --jmx on|off            MBeans for the thread pool, connectors and throttle limits (default on)
+              --access-log FILE|-     log every request to FILE (appended), or to standard output with -
+              --access-log-format combined|json  NCSA combined (default) or JSON lines
 
             Threads and timeouts:
               --virtual-threads on|off  blocking handlers on virtual threads (default on)
@@ -80,7 +82,9 @@ final class ServeCommand {
             "max-connections-per-client",
             "allow",
             "deny",
-            "jmx");
+            "jmx",
+            "access-log",
+            "access-log-format");
     static final Set<String> FLAGS = Set.of("listing", "status");
 
     private static final String DEMO_DOWNLOAD_RATE = "20KiB/s";

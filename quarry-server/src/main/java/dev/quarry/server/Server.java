@@ -57,6 +57,7 @@ public final class Server implements Dumpable {
     private final List<ServerConnector> connectors = new ArrayList<>();
     private final ServerStatistics statistics = new ServerStatistics();
     private final AsyncHandler handler;
+    private final AsyncHandler routing;
     private final HashedWheelTimer timer;
     private final ThreadPool threadPool;
     private final ByteBufferPool buffers;
@@ -69,7 +70,11 @@ public final class Server implements Dumpable {
 
     Server(ServerConfig config) {
         this.config = config;
-        this.handler = rootHandler(config);
+        this.routing = rootHandler(config);
+        // The access log outermost, whatever the order of the builder's calls: it sees what the filters answer too.
+        this.handler = config.accessLog()
+                .map(log -> Filter.around(log.filter(), routing))
+                .orElse(routing);
         this.timer = HashedWheelTimer.builder().name(config.name() + "-timer").build();
         int selectorThreads = config.selectors() * config.listeners().size();
         this.threadPool = ThreadPool.builder()
@@ -169,7 +174,7 @@ public final class Server implements Dumpable {
         }
         invoker = new HandlerInvoker(
                 blocking, config.virtualThreads(), config.maxConcurrentRequests() + config.maxQueuedRequests());
-        freeze(handler);
+        freeze(routing);
         dateField.start();
         Optional<PreEncodedHttpField> serverField =
                 config.httpConfig().serverName().map(name -> new PreEncodedHttpField(HttpHeader.SERVER, name));
@@ -528,6 +533,14 @@ public final class Server implements Dumpable {
             t.put("cancelled", timer.cancelledCount());
             sections.put("timer", t);
         }
+        config.accessLog().ifPresent(log -> {
+            Map<String, Object> accessLog = new LinkedHashMap<>();
+            accessLog.put("format", log.format().toString().toLowerCase(java.util.Locale.ROOT));
+            accessLog.put("written", log.written());
+            accessLog.put("dropped", log.dropped());
+            accessLog.put("queued", log.queued());
+            sections.put("access log", accessLog);
+        });
         for (StatusContributor contributor : config.contributors()) {
             try {
                 sections.put(contributor.statusName(), contributor.status());

@@ -49,6 +49,7 @@ public final class ServerBuilder {
     final List<dev.quarry.core.LifeCycle> managed = new ArrayList<>();
     final Map<Class<? extends Throwable>, ErrorHandler<?>> errorHandlers = new LinkedHashMap<>();
     final Map<Integer, AsyncHandler> errorPages = new LinkedHashMap<>();
+    AccessLog accessLog;
 
     ServerBuilder() {}
 
@@ -256,6 +257,18 @@ public final class ServerBuilder {
         if (errorPages.putIfAbsent(status, page) != null) {
             throw new IllegalArgumentException("an error page for " + status + " is set already");
         }
+        return this;
+    }
+
+    /**
+     * Logs every request, outermost: around every filter and route, whatever the order of the builder's calls. The log
+     * is started and stopped with the server; see {@link AccessLog}.
+     *
+     * @param log the access log, e.g. {@code AccessLog.toFile(Path.of("access.log"))}; replaces an earlier one
+     * @return this
+     */
+    public ServerBuilder accessLog(AccessLog log) {
+        this.accessLog = Objects.requireNonNull(log, "log");
         return this;
     }
 

@@ -38,9 +38,10 @@ import java.util.Optional;
  * @param jmx whether to register MBeans
  * @param contributors status page sections
  * @param mbeans extra MBeans by key properties
- * @param managed components started and stopped with the server
+ * @param managed components started and stopped with the server (the access log last)
  * @param errorHandlers the error handlers, by the type of failure they answer
  * @param errorPages the error pages, by status
+ * @param accessLog the access log, if any
  */
 record ServerConfig(
         List<ServerBuilder.ListenSpec> listeners,
@@ -70,7 +71,8 @@ record ServerConfig(
         Map<String, Object> mbeans,
         List<LifeCycle> managed,
         Map<Class<? extends Throwable>, ErrorHandler<?>> errorHandlers,
-        Map<Integer, AsyncHandler> errorPages) {
+        Map<Integer, AsyncHandler> errorPages,
+        Optional<AccessLog> accessLog) {
 
     ServerConfig(ServerBuilder builder) {
         this(
@@ -99,8 +101,18 @@ record ServerConfig(
                 builder.jmx,
                 List.copyOf(builder.contributors),
                 Collections.unmodifiableMap(new LinkedHashMap<>(builder.mbeans)),
-                List.copyOf(builder.managed),
+                managed(builder),
                 Map.copyOf(builder.errorHandlers),
-                Map.copyOf(builder.errorPages));
+                Map.copyOf(builder.errorPages),
+                Optional.ofNullable(builder.accessLog));
+    }
+
+    /** The managed components, and the access log last: started last, it is there before the connectors accept. */
+    private static List<LifeCycle> managed(ServerBuilder builder) {
+        List<LifeCycle> managed = new java.util.ArrayList<>(builder.managed);
+        if (builder.accessLog != null) {
+            managed.add(builder.accessLog);
+        }
+        return List.copyOf(managed);
     }
 }
