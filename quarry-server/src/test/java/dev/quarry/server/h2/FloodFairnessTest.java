@@ -37,7 +37,7 @@ class FloodFairnessTest extends Http2ServerTestSupport {
     /** What a probe may take beside the flood, on a loaded two-core machine. */
     private static final Duration BOUND = Duration.ofSeconds(2);
 
-    private static final int PROBES = 10;
+    private static final int PROBES = 5;
 
     /** Bytes the flooder has written so far. */
     private final AtomicLong floodBytes = new AtomicLong();
@@ -68,36 +68,45 @@ class FloodFairnessTest extends Http2ServerTestSupport {
         CompletableFuture<Long> flooded = CompletableFuture.supplyAsync(() -> flood(flooder, stop));
         try {
             awaitFloodUnderway(flooded);
+            java.util.Map<String, Probe> probes = new java.util.LinkedHashMap<>();
+            probes.put(
+                    "connected HTTP/1.1",
+                    () -> assertEquals(
+                            200,
+                            http1.send("GET /hello HTTP/1.1\r\nHost: test\r\n\r\n")
+                                    .readResponse()
+                                    .status()));
+            probes.put(
+                    "connected h2c",
+                    () -> assertEquals(
+                            200, h2c.awaitResponse(h2c.get("/hello"), FLOOD).status()));
+            probes.put("new HTTP/1.1", () -> {
+                try (RawClient fresh =
+                        RawClient.connect(Transport.TCP, address()).timeout(FLOOD)) {
+                    assertEquals(
+                            200,
+                            fresh.send("GET /hello HTTP/1.1\r\nHost: test\r\n\r\n")
+                                    .readResponse()
+                                    .status());
+                }
+            });
             long worst = 0;
+            StringBuilder times = new StringBuilder();
             for (int i = 0; i < PROBES; i++) {
-                worst = Math.max(
-                        worst,
-                        probe(() -> assertEquals(
-                                200,
-                                http1.send("GET /hello HTTP/1.1\r\nHost: test\r\n\r\n")
-                                        .readResponse()
-                                        .status())));
-                worst = Math.max(
-                        worst,
-                        probe(() -> assertEquals(
-                                200, h2c.awaitResponse(h2c.get("/hello"), FLOOD).status())));
-                worst = Math.max(worst, probe(() -> {
-                    try (RawClient fresh =
-                            RawClient.connect(Transport.TCP, address()).timeout(FLOOD)) {
-                        assertEquals(
-                                200,
-                                fresh.send("GET /hello HTTP/1.1\r\nHost: test\r\n\r\n")
-                                        .readResponse()
-                                        .status());
-                    }
-                }));
+                for (java.util.Map.Entry<String, Probe> probe : probes.entrySet()) {
+                    long took = probe(probe.getValue());
+                    worst = Math.max(worst, took);
+                    times.append(probe.getKey())
+                            .append(' ')
+                            .append(TimeUnit.NANOSECONDS.toMillis(took))
+                            .append(" ms; ");
+                }
+            }
+            if (flooded.isDone()) {
+                flooded.get(); // rethrows what ended the flood early
             }
             assertFalse(flooded.isDone(), "the flood lasted through every probe");
-            long bound = BOUND.toNanos();
-            long worstNanos = worst;
-            assertTrue(
-                    worstNanos < bound,
-                    () -> "a probe waited " + TimeUnit.NANOSECONDS.toMillis(worstNanos) + " ms beside the flood");
+            assertTrue(worst < BOUND.toNanos(), "a probe waited too long beside the flood: " + times);
         } finally {
             stop.set(true);
         }
@@ -145,6 +154,8 @@ class FloodFairnessTest extends Http2ServerTestSupport {
         ByteBuffer preface = ByteBuffer.allocate(1024);
         preface.put("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
         generator.settings(preface, new Http2Settings());
+        // Acknowledged blindly (the flooder reads nothing): otherwise the server's SETTINGS timeout ends the flood.
+        generator.settingsAck(preface);
         preface.flip();
         while (preface.hasRemaining()) {
             channel.write(preface);

@@ -52,8 +52,8 @@ final class Http2InputBuffer {
     /**
      * Reads more bytes.
      *
-     * @return positive if bytes were read; 0 if none are available now (the caller registers fill interest); negative
-     *     at the end of input
+     * @return how many bytes were read, if any; 0 if none are available now (the caller registers fill interest);
+     *     negative at the end of input
      */
     int fill() throws IOException {
         if (drained) {
@@ -74,7 +74,7 @@ final class Http2InputBuffer {
         }
         if (read > 0) {
             drained = read < space;
-            return 1;
+            return read;
         }
         if (read == 0) {
             releaseIfUnused();
