@@ -2,6 +2,7 @@ package dev.quarry.server;
 
 import dev.quarry.http.UriCompliance;
 import dev.quarry.http.h1.HttpParserConfig;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -17,6 +18,8 @@ import java.util.Optional;
  *     aggregated into one write
  * @param maxUnconsumedContent how much request body the server reads and discards when a handler completes without
  *     reading it all, to keep the connection; beyond it the connection is closed
+ * @param headerTimeout how long a request head may take to arrive once it has begun, however its bytes trickle in (a
+ *     slow client, or slowloris); past it the request is answered 408 and the connection closed. 15 s by default
  */
 public record HttpConfig(
         Optional<String> serverName,
@@ -25,7 +28,8 @@ public record HttpConfig(
         UriCompliance uriCompliance,
         int inputBufferSize,
         int outputBufferSize,
-        long maxUnconsumedContent) {
+        long maxUnconsumedContent,
+        Duration headerTimeout) {
 
     /** The defaults. */
     public static final HttpConfig DEFAULT = new HttpConfig(
@@ -35,13 +39,18 @@ public record HttpConfig(
             UriCompliance.STRICT,
             16 * 1024,
             32 * 1024,
-            64 * 1024);
+            64 * 1024,
+            Duration.ofSeconds(15));
 
     /** Validates. */
     public HttpConfig {
         Objects.requireNonNull(serverName, "serverName");
         Objects.requireNonNull(parser, "parser");
         Objects.requireNonNull(uriCompliance, "uriCompliance");
+        Objects.requireNonNull(headerTimeout, "headerTimeout");
+        if (headerTimeout.isNegative() || headerTimeout.isZero()) {
+            throw new IllegalArgumentException("headerTimeout must be positive, was " + headerTimeout);
+        }
         if (inputBufferSize < 1024) {
             throw new IllegalArgumentException("inputBufferSize must be >= 1024, was " + inputBufferSize);
         }
@@ -62,7 +71,24 @@ public record HttpConfig(
                 uriCompliance,
                 inputBufferSize,
                 outputBufferSize,
-                maxUnconsumedContent);
+                maxUnconsumedContent,
+                headerTimeout);
+    }
+
+    /**
+     * @param headerTimeout how long a request head may take once begun (see the record's parameter)
+     * @return a copy with it
+     */
+    public HttpConfig withHeaderTimeout(Duration headerTimeout) {
+        return new HttpConfig(
+                serverName,
+                sendDateHeader,
+                parser,
+                uriCompliance,
+                inputBufferSize,
+                outputBufferSize,
+                maxUnconsumedContent,
+                headerTimeout);
     }
 
     /**
@@ -77,6 +103,7 @@ public record HttpConfig(
                 uriCompliance,
                 inputBufferSize,
                 outputBufferSize,
-                maxUnconsumedContent);
+                maxUnconsumedContent,
+                headerTimeout);
     }
 }

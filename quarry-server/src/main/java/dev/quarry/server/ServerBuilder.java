@@ -374,6 +374,19 @@ public final class ServerBuilder {
     }
 
     /**
+     * Sets how long a request head may take to arrive once it has begun, however slowly its bytes come (each byte
+     * restarts the idle timeout, not this one): past it the request is answered 408 and the connection closed. The
+     * same bound applies to an HTTP/2 header block (HEADERS and its CONTINUATION frames). 15 s by default.
+     *
+     * @param timeout the header timeout, positive
+     * @return this
+     */
+    public ServerBuilder headerTimeout(Duration timeout) {
+        this.httpConfig = httpConfig.withHeaderTimeout(timeout);
+        return this;
+    }
+
+    /**
      * @param timeout how long {@link Server#stop()} lets in-flight exchanges finish
      * @return this
      */

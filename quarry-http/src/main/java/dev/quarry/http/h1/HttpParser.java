@@ -544,6 +544,15 @@ public final class HttpParser {
         return state == State.REQUEST_LINE && line.partial() == 0;
     }
 
+    /** @return whether the parser holds part of a request head (request line, fields or the preface), not all of it */
+    public boolean isInHead() {
+        return switch (state) {
+            case REQUEST_LINE -> line.partial() > 0;
+            case PREFACE, HEADERS -> true;
+            default -> false;
+        };
+    }
+
     /** @return whether a message is complete and waits for {@link #reset()} */
     public boolean isComplete() {
         return state == State.END;

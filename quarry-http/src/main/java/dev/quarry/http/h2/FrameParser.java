@@ -550,6 +550,25 @@ public final class FrameParser {
         limits = new Limits(maxFrameSize, limits.maxHeaderBlockSize(), limits.maxContinuationFrames());
     }
 
+    /**
+     * Whether a request head is on its way but not complete: a header block waits for CONTINUATION frames, or
+     * {@code buffer} (what is left to parse) starts with part of a HEADERS or CONTINUATION frame (once its type byte
+     * has come). What a header timeout bounds, whatever the pace of the bytes.
+     *
+     * @param buffer the unparsed input, or null if there is none
+     * @return whether a header block is incomplete
+     */
+    public boolean isInHeaderBlock(ByteBuffer buffer) {
+        if (blocks.pendingStreamId() != 0) {
+            return true;
+        }
+        if (buffer == null || buffer.remaining() <= 3) {
+            return false; // nothing, or a frame whose type has not come yet
+        }
+        int type = buffer.get(buffer.position() + 3) & 0xFF;
+        return type == FrameType.HEADERS.code() || type == FrameType.CONTINUATION.code();
+    }
+
     /** @return whether a connection error closed the parser */
     public boolean isClosed() {
         return closed;

@@ -75,7 +75,14 @@ class SafePathsTest extends StaticFilesTestSupport {
                 UriCompliance.Violation.DOT_SEGMENT_WITH_PARAMETER,
                 UriCompliance.Violation.ENCODED_CONTROL_CHARACTER);
         HttpConfig config = new HttpConfig(
-                Optional.of("quarry"), true, HttpParserConfig.DEFAULT, lenient, 16 * 1024, 32 * 1024, 64 * 1024);
+                Optional.of("quarry"),
+                true,
+                HttpParserConfig.DEFAULT,
+                lenient,
+                16 * 1024,
+                32 * 1024,
+                64 * 1024,
+                HttpConfig.DEFAULT.headerTimeout());
         start(StaticFiles.builder(root), b -> b.httpConfig(config));
     }
 

@@ -116,7 +116,8 @@ class DateAndServerHeaderTest extends ServerTestBase {
                 quiet.uriCompliance(),
                 quiet.inputBufferSize(),
                 quiet.outputBufferSize(),
-                quiet.maxUnconsumedContent());
+                quiet.maxUnconsumedContent(),
+                quiet.headerTimeout());
         start(builder -> builder.handler(OK).httpConfig(config));
 
         RawResponse response = connect().send(GET).readResponse();

@@ -3,9 +3,11 @@ package dev.quarry.server.internal.h1;
 import dev.quarry.core.Callback;
 import dev.quarry.core.Invocable;
 import dev.quarry.core.InvocationType;
+import dev.quarry.core.timer.Timeout;
 import dev.quarry.http.BadMessageException;
 import dev.quarry.http.HttpFields;
 import dev.quarry.http.HttpHeader;
+import dev.quarry.http.HttpStatus;
 import dev.quarry.http.HttpVersion;
 import dev.quarry.http.h1.HttpGenerator;
 import dev.quarry.http.h1.HttpParser;
@@ -81,7 +83,9 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
     private volatile Exchange exchange;
     // Bytes read since this connection last let the others have their turn; confined to the processing thread.
     private int readThisTurn;
-    private final Runnable wakeForShutdown = Invocable.task(InvocationType.NON_BLOCKING, this::wakeForShutdown);
+    // The header timeout of a request head that did not arrive in one read (rare: allocated only then).
+    private Timeout headerTimer;
+    private volatile boolean headTimedOut;
     boolean persistent;
     // A completed exchange left part of its body unread: discarded before the next request is parsed.
     private boolean discarding;
@@ -178,7 +182,16 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
                     }
                     continue;
                 }
+                if (headTimedOut && parser.isInHead()) {
+                    headTimedOut = false;
+                    sendBadMessage(new BadMessageException(
+                            HttpStatus.REQUEST_TIMEOUT_408,
+                            "request head not complete within "
+                                    + context.config().headerTimeout().toMillis() + " ms"));
+                    return;
+                }
                 if (request.parseHead()) {
+                    cancelHeaderTimeout();
                     if (request.preface) {
                         handover().prior();
                         return;
@@ -275,7 +288,35 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
             buffers.releaseInput();
         }
         buffers.releaseOutputIfEmpty();
+        if (headerTimer == null && parser.isInHead()) {
+            // Part of a head came and the rest has to be waited for: from now on it has the header timeout to arrive,
+            // however its bytes trickle in (each byte restarts the idle timeout, not this one).
+            headTimedOut = false;
+            headerTimer = context.timer()
+                    .schedule(
+                            Invocable.task(InvocationType.NON_BLOCKING, this::onHeaderTimeout),
+                            context.config().headerTimeout());
+        }
         fillInterested();
+        if (headTimedOut) {
+            // The timeout fired between the last check and the fill interest, and found nothing to wake: wake it now,
+            // from another thread (waking here would process re-entrantly).
+            context.threads().execute(Invocable.task(InvocationType.NON_BLOCKING, endPoint()::wakeFill));
+        }
+    }
+
+    private void cancelHeaderTimeout() {
+        Timeout timer = headerTimer;
+        if (timer != null) {
+            headerTimer = null;
+            timer.cancel();
+        }
+    }
+
+    /** On the timer's executor: the head is late. Processing answers 408 (it checks the flag), woken if it waits. */
+    private void onHeaderTimeout() {
+        headTimedOut = true;
+        endPoint().wakeFill();
     }
 
     private void onEndOfInput() {
@@ -509,6 +550,7 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
     // --- errors and closing ----------------------------------------------------------------------------------------
 
     private void sendBadMessage(BadMessageException failure) {
+        cancelHeaderTimeout();
         request.badMessage = null;
         persistent = false;
         parser.close();
@@ -551,6 +593,10 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
     @Override
     public void onClose(Throwable cause) {
         closed = true;
+        Timeout timer = headerTimer; // a racy read is fine: cancelling is idempotent, and a late expiry finds nothing
+        if (timer != null) {
+            timer.cancel();
+        }
         // Buffers are not released here: another thread may be using them. Their owner releases them.
     }
 
@@ -562,7 +608,7 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
         // Complete the fill interest as if the socket were readable: processing answers what is there, or finds
         // nothing and closes (waitForRequest). Off the caller's thread, which shuts down every connection in turn.
         if (endPoint().isFillInterested()) {
-            context.threads().execute(wakeForShutdown);
+            context.threads().execute(Invocable.task(InvocationType.NON_BLOCKING, this::wakeForShutdown));
             return;
         }
         closeIfIdle();

@@ -7,6 +7,7 @@ import dev.quarry.core.buffer.RetainableByteBuffer;
 import dev.quarry.core.strategy.AdaptiveExecutionStrategy;
 import dev.quarry.core.strategy.ExecutionStrategy;
 import dev.quarry.core.strategy.StrategyStatistics;
+import dev.quarry.core.timer.Timeout;
 import dev.quarry.http.HttpFields;
 import dev.quarry.http.h2.ErrorCode;
 import dev.quarry.http.h2.FrameGenerator;
@@ -27,6 +28,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -84,6 +86,8 @@ public final class Http2ServerConnection extends AbstractConnection
     private int readThisTurn;
     // WINDOW_UPDATE frames received for closed streams; confined to the producer.
     private long strayWindowUpdates;
+    // The header timeout of a header block that spans a wait for input; confined to the producer (onClose reads it).
+    private Timeout headerTimer;
     private dev.quarry.server.internal.Http2Upgrade.UpgradedRequest upgraded;
 
     /**
@@ -246,6 +250,7 @@ public final class Http2ServerConnection extends AbstractConnection
         }
         if (filled == 0) {
             readThisTurn = 0;
+            armHeaderTimeout();
             fillInterested();
             return false;
         }
@@ -253,6 +258,39 @@ public final class Http2ServerConnection extends AbstractConnection
         streams.failAll(new EOFException("the client closed the HTTP/2 connection"));
         closer.closeNow();
         return false;
+    }
+
+    /**
+     * Waiting for input in the middle of a header block (HEADERS and its CONTINUATIONs, or part of such a frame): the
+     * block has the header timeout to complete, however its bytes trickle in; past it the connection is closed with
+     * GOAWAY. Armed only when a block spans a wait, which a client sending whole frames never causes.
+     */
+    private void armHeaderTimeout() {
+        RetainableByteBuffer in = input.buffer();
+        if (!parser.isInHeaderBlock(in == null ? null : in.byteBuffer())) {
+            cancelHeaderTimeout(); // no block in progress: none can be late
+            return;
+        }
+        if (headerTimer != null) {
+            return;
+        }
+        Duration timeout = context.config().headerTimeout();
+        headerTimer = context.timer()
+                .schedule(
+                        Invocable.task(
+                                InvocationType.NON_BLOCKING,
+                                () -> closer.goAway(
+                                        ErrorCode.ENHANCE_YOUR_CALM,
+                                        "request header block not complete within " + timeout.toMillis() + " ms")),
+                        timeout);
+    }
+
+    private void cancelHeaderTimeout() {
+        Timeout timer = headerTimer;
+        if (timer != null) {
+            headerTimer = null;
+            timer.cancel();
+        }
     }
 
     private Runnable streamTask(Http2Stream stream) {
@@ -263,6 +301,7 @@ public final class Http2ServerConnection extends AbstractConnection
 
     @Override
     public void onHeaders(int streamId, HeaderBlock block, boolean endStream) {
+        cancelHeaderTimeout();
         if ((streamId & 1) == 0) {
             throw Http2Exception.connection(ErrorCode.PROTOCOL_ERROR, "client stream ids are odd, not " + streamId);
         }
@@ -580,6 +619,10 @@ public final class Http2ServerConnection extends AbstractConnection
         flusher.terminate(failure);
         control.cancelTimers();
         idleChecker.cancel();
+        Timeout header = headerTimer; // a racy read is fine: cancelling is idempotent, a late expiry finds it closed
+        if (header != null) {
+            header.cancel();
+        }
         // The flusher's buffer is only touched under the lock or by a write that fails once the endpoint is closed:
         // it can go back now. The input belongs to the producer, which releases it when it sees `closed`: produce now,
         // here or, if a thread is producing (possibly this one, closing on end of input), by that thread once more.
