@@ -212,6 +212,29 @@ class AbuseLimitsTest extends Http2ServerTestSupport {
                 () -> "no GOAWAY: " + client.events());
     }
 
+    @ParameterizedTest
+    @EnumSource(Shape.class)
+    void aRequestBodyThatNeverArrivesIsAnswered408AndCountedAsTheClients(Shape shape) throws Exception {
+        start(builder -> builder.http2Config(
+                        new Limits().streamIdleTimeout(Duration.ofMillis(400)).build())
+                .route(
+                        "POST /echo",
+                        shape == Shape.BLOCKING
+                                ? TestHandlers.blocking((req, res) -> res.send(req.bodyAsString()))
+                                : TestHandlers.echo(shape)));
+        Http2TestClient client = connect();
+        int stream = client.nextStreamId();
+        // The head says a body follows; none ever comes, and the handler waits to read it.
+        client.sendHeaders(stream, "POST", "http", client.authority(), "/echo", new HttpFields(), false);
+
+        Http2TestClient.Response response = client.awaitResponse(stream, TIMEOUT);
+
+        assertEquals(408, response.status(), response::toString);
+        long[] byClass = server.statistics().responsesByClass();
+        assertEquals(1, byClass[3], "one 4xx: " + Arrays.toString(byClass));
+        assertEquals(0, byClass[4], "no 5xx: a client that sends nothing is not a server error");
+    }
+
     @Test
     void aStreamWhoseWindowNeverOpensIsResetAfterTheStreamIdleTimeout() throws Exception {
         CompletableFuture<Throwable> write = new CompletableFuture<>();

@@ -2,6 +2,7 @@ package dev.quarry.server.internal.h2;
 
 import dev.quarry.core.Callback;
 import dev.quarry.core.buffer.RetainableByteBuffer;
+import dev.quarry.http.HttpException;
 import dev.quarry.http.HttpFields;
 import dev.quarry.http.h2.ErrorCode;
 import dev.quarry.http.h2.FrameGenerator;
@@ -158,6 +159,24 @@ final class Http2Stream implements HttpStream {
         }
         broken = true;
         return takeDemand();
+    }
+
+    /**
+     * The handler waits for request content that the client stopped sending: its reads fail with {@code timeout} (a
+     * 408 the exchange answers, if nothing was committed), while the stream stays open for that answer. Under the lock.
+     *
+     * @return whether the handler is waiting and must be called back (outside the lock)
+     */
+    boolean onContentTimeout(HttpException timeout) {
+        if (failure == null) {
+            failure = timeout;
+        }
+        return takeDemand();
+    }
+
+    /** @return whether the handler waits for request content that has not come; under the lock */
+    boolean isWaitingForContent() {
+        return demanding && !remoteClosed && failure == null;
     }
 
     private boolean takeDemand() {

@@ -4,6 +4,8 @@ import dev.quarry.core.Invocable;
 import dev.quarry.core.InvocationType;
 import dev.quarry.core.timer.HashedWheelTimer;
 import dev.quarry.core.timer.Timeout;
+import dev.quarry.http.HttpException;
+import dev.quarry.http.HttpStatus;
 import dev.quarry.http.h2.ErrorCode;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -68,17 +70,31 @@ final class Http2StreamIdleChecker {
         long limit = timeout.toNanos();
         long now = System.nanoTime();
         List<Http2Stream> expired = new ArrayList<>();
+        List<Http2Stream> timedOutReaders = new ArrayList<>();
         boolean any;
         lock.lock();
         try {
             for (Http2Stream stream : streams.values()) {
-                if (stream.isWaitingForPeer() && now - stream.lastProgressNanos() > limit) {
+                if (!stream.isWaitingForPeer() || now - stream.lastProgressNanos() <= limit) {
+                    continue;
+                }
+                if (stream.isWaitingForContent() && !stream.isCompleted()) {
+                    // The client's fault, not the server's: the handler's read fails with a 408 that the exchange
+                    // answers on the still open stream (then reset if the client never ends its request).
+                    if (stream.onContentTimeout(new HttpException(
+                            HttpStatus.REQUEST_TIMEOUT_408, "no request content for " + timeout.toMillis() + " ms"))) {
+                        timedOutReaders.add(stream);
+                    }
+                } else {
                     expired.add(stream);
                 }
             }
             any = streams.size() > expired.size();
         } finally {
             lock.unlock();
+        }
+        for (Http2Stream stream : timedOutReaders) {
+            stream.exchange().onContentAvailable();
         }
         for (Http2Stream stream : expired) {
             connection.resetStream(
