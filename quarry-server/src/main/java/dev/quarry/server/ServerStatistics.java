@@ -14,6 +14,7 @@ public final class ServerStatistics {
     private final LongAdder responses4xx = new LongAdder();
     private final LongAdder responses5xx = new LongAdder();
     private final LongAdder aborted = new LongAdder();
+    private final LongAdder peerIoFailures = new LongAdder();
     private final LongAdder http1Connections = new LongAdder();
     private final LongAdder http2Connections = new LongAdder();
     private final LongAdder fileTransfers = new LongAdder();
@@ -64,6 +65,16 @@ public final class ServerStatistics {
     /** Counts an exchange aborted after its response was committed. */
     public void onAborted() {
         aborted.increment();
+    }
+
+    /** A connection failed because of its peer (reset, broken pipe): logged at DEBUG only, counted here. */
+    public void onPeerIoFailure() {
+        peerIoFailures.increment();
+    }
+
+    /** @return connections that failed because of their peer (a reset, a broken pipe), since start */
+    public long peerIoFailures() {
+        return peerIoFailures.sum();
     }
 
     /**

@@ -209,6 +209,11 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
                     return;
                 }
             }
+        } catch (IOException x) {
+            // The client's doing (a reset, a broken pipe), not a fault of the server: counted, one line at DEBUG.
+            context.statistics().onPeerIoFailure();
+            LOG.log(Level.DEBUG, () -> "connection failed on " + this + ": " + x);
+            endPoint().close(x);
         } catch (Throwable x) {
             LOG.log(Level.WARNING, "processing failed on " + this, x);
             endPoint().close(x);

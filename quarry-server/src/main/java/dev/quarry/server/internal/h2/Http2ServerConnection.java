@@ -214,6 +214,13 @@ public final class Http2ServerConnection extends AbstractConnection
                     return null;
                 }
             }
+        } catch (IOException x) {
+            // The client's doing (a reset, a broken pipe), not a fault of the server: counted, one line at DEBUG.
+            context.statistics().onPeerIoFailure();
+            LOG.log(Level.DEBUG, () -> "HTTP/2 connection failed on " + this + ": " + x);
+            streams.failAll(x);
+            closer.closeNow();
+            return null;
         } catch (Throwable x) {
             LOG.log(Level.WARNING, "HTTP/2 processing failed on " + this, x);
             closer.goAway(ErrorCode.INTERNAL_ERROR, "internal error");
