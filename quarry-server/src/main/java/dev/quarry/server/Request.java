@@ -1,6 +1,8 @@
 package dev.quarry.server;
 
+import dev.quarry.http.Cookies;
 import dev.quarry.http.HttpFields;
+import dev.quarry.http.HttpHeader;
 import dev.quarry.http.HttpVersion;
 import java.io.IOException;
 import java.io.InputStream;
@@ -70,6 +72,25 @@ public interface Request {
      */
     default Optional<String> header(String name) {
         return headers().get(name);
+    }
+
+    /**
+     * The cookies the client sent, from every Cookie field, parsed leniently ({@link Cookies}): a malformed pair is
+     * skipped, a quoted value unquoted, and the first of a repeated name wins. Values are as sent (not
+     * percent-decoded).
+     *
+     * @return the cookies by name, in order; unmodifiable (the server's request computes it once)
+     */
+    default Map<String, String> cookies() {
+        return Cookies.parse(headers().getAll(HttpHeader.COOKIE));
+    }
+
+    /**
+     * @param name a cookie name (case-sensitive)
+     * @return its value
+     */
+    default Optional<String> cookie(String name) {
+        return Optional.ofNullable(cookies().get(name));
     }
 
     /** @return the protocol version */

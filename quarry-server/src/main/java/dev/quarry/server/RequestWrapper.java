@@ -67,6 +67,11 @@ public class RequestWrapper implements Request {
     }
 
     @Override
+    public Map<String, String> cookies() {
+        return wrapped.cookies();
+    }
+
+    @Override
     public HttpVersion version() {
         return wrapped.version();
     }

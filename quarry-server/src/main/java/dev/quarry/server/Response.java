@@ -2,6 +2,8 @@ package dev.quarry.server;
 
 import dev.quarry.core.Callback;
 import dev.quarry.http.HttpFields;
+import dev.quarry.http.HttpHeader;
+import dev.quarry.http.SetCookie;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
@@ -41,6 +43,21 @@ public interface Response {
      */
     default Response header(String name, String value) {
         headers().put(name, value);
+        return this;
+    }
+
+    /**
+     * Adds a Set-Cookie field (one per cookie: Set-Cookie values are never combined).
+     *
+     * @param cookie the cookie, validated when it was built
+     * @return this
+     * @throws IllegalStateException if the response is committed
+     */
+    default Response addCookie(SetCookie cookie) {
+        if (isCommitted()) {
+            throw new IllegalStateException("response committed, cannot add cookie '" + cookie.name() + "'");
+        }
+        headers().add(HttpHeader.SET_COOKIE, cookie.toString());
         return this;
     }
 

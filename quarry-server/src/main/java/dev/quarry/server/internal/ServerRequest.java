@@ -1,7 +1,9 @@
 package dev.quarry.server.internal;
 
+import dev.quarry.http.Cookies;
 import dev.quarry.http.HostPort;
 import dev.quarry.http.HttpFields;
+import dev.quarry.http.HttpHeader;
 import dev.quarry.http.HttpUri;
 import dev.quarry.http.HttpVersion;
 import dev.quarry.http.QueryParameters;
@@ -36,6 +38,7 @@ public final class ServerRequest implements Request {
     private final long contentLength;
     private final long beginNanos;
     private Map<String, List<String>> queryParameters;
+    private Map<String, String> cookies;
     private Map<String, Object> attributes;
     private RequestInputStream inputStream;
 
@@ -115,6 +118,14 @@ public final class ServerRequest implements Request {
     @Override
     public HttpFields headers() {
         return headers;
+    }
+
+    @Override
+    public Map<String, String> cookies() {
+        if (cookies == null) {
+            cookies = Cookies.parse(headers.getAll(HttpHeader.COOKIE));
+        }
+        return cookies;
     }
 
     @Override
