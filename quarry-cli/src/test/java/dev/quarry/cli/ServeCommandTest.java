@@ -67,7 +67,7 @@ class ServeCommandTest {
                         .build(),
                 HttpResponse.BodyHandlers.ofByteArray());
         assertEquals("204800", head.headers().firstValue("content-length").orElseThrow());
-        assertTrue(new String(get("/quarry/status.json").body()).contains("\"throttle\":{\"limits\""));
+        assertTrue(new String(get("/quarry/status.json").body()).contains("\"throttle\":{\"active clients\""));
     }
 
     @Test
