@@ -55,7 +55,8 @@ final class ServeCommand {
               --deny CIDR[,CIDR...]   clients refused with 403
 
             Observability:
-              --status                the status page at /quarry/status and /quarry/status.json (always on for the demo)
+              --status                the status page at /quarry/status and /quarry/status.json, and Prometheus
+                                      metrics at /quarry/metrics (always on for the demo)
               --jmx on|off            MBeans for the thread pool, connectors and throttle limits (default on)
 
             Threads and timeouts:
@@ -132,7 +133,7 @@ final class ServeCommand {
                     limits.equals(ThrottleLimits.NONE)
                             ? files
                             : new ThrottleHandler(throttle(builder, limits, throttles), files));
-            builder.statusPage("/quarry/status");
+            builder.statusPage("/quarry/status").metrics("/quarry/metrics");
         } else {
             if (limits.equals(ThrottleLimits.NONE)) {
                 builder.route("/*", files);
@@ -140,7 +141,7 @@ final class ServeCommand {
                 builder.route("/*", new ThrottleHandler(throttle(builder, limits, throttles), files));
             }
             if (options.flag("status")) {
-                builder.statusPage("/quarry/status");
+                builder.statusPage("/quarry/status").metrics("/quarry/metrics");
             }
         }
         return builder.build();

@@ -86,6 +86,7 @@ public final class Server implements Dumpable {
     private AsyncHandler rootHandler(ServerConfig config) {
         if (config.routes().isEmpty()
                 && config.statusPath().isEmpty()
+                && config.metricsPath().isEmpty()
                 && config.filters().isEmpty()) {
             return config.handler().orElseThrow();
         }
@@ -98,6 +99,7 @@ public final class Server implements Dumpable {
             router.route("GET " + path, status);
             router.route("GET " + path + ".json", status);
         });
+        config.metricsPath().ifPresent(path -> router.route("GET " + path, new MetricsHandler(this::metrics)));
         config.handler().ifPresent(router::fallback);
         for (ServerBuilder.FilterSpec filter : config.filters()) {
             if (filter.pathPattern().isPresent()) {
@@ -374,6 +376,17 @@ public final class Server implements Dumpable {
      */
     public ServerStatus status() {
         return StatusReport.of(this, config);
+    }
+
+    /**
+     * The same figures as {@link #status()} in the Prometheus text exposition format 0.0.4, as served by
+     * {@link ServerBuilder#metrics(String)}: counters ({@code _total}), gauges, and the configured limits as
+     * {@code quarry_limit_*} gauges.
+     *
+     * @return the exposition, one sample per line
+     */
+    public String metrics() {
+        return PrometheusMetrics.of(this, config);
     }
 
     /** @return time since start, zero when stopped */
