@@ -56,6 +56,7 @@ public final class StatusHandler implements AsyncHandler {
                 table{border-collapse:collapse;width:100%} section>table+table{margin-top:.4em;border-top:1px solid #eee}
                 td{padding:.1em 0;vertical-align:top} td.k{color:#555;padding-right:1em;white-space:nowrap}
                 td.v{font-variant-numeric:tabular-nums;text-align:right;overflow-wrap:anywhere}
+                td.n{white-space:nowrap}
                 th{text-align:left;font-weight:600;font-size:.85em;color:#777;padding:.5em 0 .1em}
                 </style></head><body>
                 """);
@@ -100,7 +101,10 @@ public final class StatusHandler implements AsyncHandler {
     }
 
     private static void row(StringBuilder out, Object key, Object value) {
-        out.append("<tr><td class=\"k\">").append(escape(String.valueOf(key))).append("</td><td class=\"v\">");
+        // A number never breaks across lines (262,14|4 would read as two numbers); a long text may.
+        out.append("<tr><td class=\"k\">")
+                .append(escape(String.valueOf(key)))
+                .append(value instanceof Number ? "</td><td class=\"v n\">" : "</td><td class=\"v\">");
         value(out, value);
         out.append("</td></tr>");
     }

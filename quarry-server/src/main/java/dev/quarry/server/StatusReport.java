@@ -173,7 +173,7 @@ final class StatusReport {
         limits.put("idle timeout ms", millis(config.idleTimeout()));
         if (config.h2c() || config.listeners().stream().anyMatch(ServerBuilder.ListenSpec::http2Only)) {
             Http2Config h2 = config.http2Config();
-            limits.put("h2 max concurrent streams", h2.maxConcurrentStreams());
+            limits.put("h2 max streams", h2.maxConcurrentStreams());
             limits.put("h2 stream window", h2.initialStreamWindow());
             limits.put("h2 connection window", h2.connectionWindow());
             limits.put("h2 max frame size", h2.maxFrameSize());

@@ -68,7 +68,7 @@ class StatusLimitsTest extends ServerTestBase {
         assertContains(json, "\"limits\":{\"max connections\":99,\"accept queue\":77}");
         assertContains(
                 json,
-                "\"limits\":{\"idle timeout ms\":17000,\"h2 max concurrent streams\":66,"
+                "\"limits\":{\"idle timeout ms\":17000,\"h2 max streams\":66,"
                         + "\"h2 stream window\":100000,\"h2 connection window\":2000000,");
         assertContains(
                 json,
@@ -129,7 +129,7 @@ class StatusLimitsTest extends ServerTestBase {
         assertContains(html, row("max header bytes", "6,000"));
         assertContains(html, row("max header count", "50"));
         assertContains(html, row("max content bytes", "1,000,000"));
-        assertContains(html, row("h2 max concurrent streams", "66"));
+        assertContains(html, row("h2 max streams", "66"));
         assertContains(html, row("h2 stream window", "100,000"));
     }
 
@@ -147,7 +147,7 @@ class StatusLimitsTest extends ServerTestBase {
     }
 
     private static String row(String label, String value) {
-        return "<tr><td class=\"k\">" + label + "</td><td class=\"v\">" + value + "</td></tr>";
+        return "<tr><td class=\"k\">" + label + "</td><td class=\"v n\">" + value + "</td></tr>";
     }
 
     private static Map<?, ?> group(Map<?, ?> section, String group) {
