@@ -2,6 +2,7 @@ package dev.quarry.cli;
 
 import dev.quarry.server.Server;
 import dev.quarry.server.ServerBuilder;
+import dev.quarry.server.ServerStatus;
 import dev.quarry.server.StatusContributor;
 import dev.quarry.server.handlers.StaticFiles;
 import dev.quarry.server.handlers.Throttle;
@@ -54,7 +55,8 @@ final class ServeCommand {
               --deny CIDR[,CIDR...]   clients refused with 403
 
             Observability:
-              --status                the status page at /quarry/status and /quarry/status.json (always on for the demo)
+              --status                the status page at /quarry/status and /quarry/status.json, and Prometheus
+                                      metrics at /quarry/metrics (always on for the demo)
               --jmx on|off            MBeans for the thread pool, connectors and throttle limits (default on)
               --access-log FILE|-     log every request to FILE (appended), or to standard output with -
               --access-log-format combined|json  NCSA combined (default) or JSON lines
@@ -135,7 +137,7 @@ final class ServeCommand {
                     limits.equals(ThrottleLimits.NONE)
                             ? files
                             : new ThrottleHandler(throttle(builder, limits, throttles), files));
-            builder.statusPage("/quarry/status");
+            builder.statusPage("/quarry/status").metrics("/quarry/metrics");
         } else {
             if (limits.equals(ThrottleLimits.NONE)) {
                 builder.route("/*", files);
@@ -143,7 +145,7 @@ final class ServeCommand {
                 builder.route("/*", new ThrottleHandler(throttle(builder, limits, throttles), files));
             }
             if (options.flag("status")) {
-                builder.statusPage("/quarry/status");
+                builder.statusPage("/quarry/status").metrics("/quarry/metrics");
             }
         }
         return builder.build();
@@ -212,19 +214,38 @@ final class ServeCommand {
             public Map<String, Object> status() {
                 ThrottleStatistics s = throttle.statistics();
                 Map<String, Object> values = new LinkedHashMap<>();
-                values.put("limits", describe(throttle.limits()));
                 values.put("active clients", (long) s.activeClients());
                 values.put("active requests", (long) s.activeRequests());
                 values.put("waiting writes", s.waitingWrites());
-                values.put("max waiting writes", s.maxWaitingWrites());
                 values.put("bytes sent", s.bytesSent());
                 values.put("throttled seconds", s.throttledNanos() / 1e9);
                 values.put("denied (403)", s.deniedRequests());
                 values.put("too many (429)", s.tooManyRequests());
+                values.put(ServerStatus.HIGH_WATER_MARKS, Map.of("waiting writes", s.maxWaitingWrites()));
+                values.put(ServerStatus.LIMITS, limits(throttle.limits()));
                 return values;
             }
         });
         return throttle;
+    }
+
+    /** The limits that are set: a summary in words, then the rates as numbers (bytes per second). */
+    private static Map<String, Object> limits(ThrottleLimits limits) {
+        Map<String, Object> values = new LinkedHashMap<>();
+        values.put("summary", describe(limits));
+        if (limits.globalRate() > 0) {
+            values.put("rate in all B/s", limits.globalRate());
+        }
+        if (limits.clientRate() > 0) {
+            values.put("rate per client B/s", limits.clientRate());
+        }
+        if (limits.requestRate() > 0) {
+            values.put("rate per request B/s", limits.requestRate());
+        }
+        if (limits.maxRequestsPerClient() > 0) {
+            values.put("requests per client", (long) limits.maxRequestsPerClient());
+        }
+        return values;
     }
 
     /**

@@ -67,7 +67,14 @@ class ServeCommandTest {
                         .build(),
                 HttpResponse.BodyHandlers.ofByteArray());
         assertEquals("204800", head.headers().firstValue("content-length").orElseThrow());
-        assertTrue(new String(get("/quarry/status.json").body()).contains("\"throttle\":{\"limits\""));
+        assertTrue(new String(get("/quarry/status.json").body()).contains("\"throttle\":{\"active clients\""));
+        HttpResponse<byte[]> metrics = get("/quarry/metrics");
+        assertEquals(
+                "text/plain; version=0.0.4; charset=utf-8",
+                metrics.headers().firstValue("content-type").orElseThrow());
+        assertTrue(new String(metrics.body())
+                .contains("\nquarry_status_value{section=\"throttle\",group=\"limits\","
+                        + "name=\"rate per request B/s\"} 20480\n"));
     }
 
     @Test
@@ -81,6 +88,7 @@ class ServeCommandTest {
         assertEquals("alpha", new String(a.body()));
         assertEquals(404, get("/.secret").statusCode());
         assertEquals(404, get("/quarry/status").statusCode(), "status page is off unless --status");
+        assertEquals(404, get("/quarry/metrics").statusCode(), "metrics are off unless --status");
     }
 
     @Test

@@ -67,7 +67,8 @@ class StatusPageBrowserTest {
 
     /**
      * Everything the first load showed, read in one evaluation: title, the visible text, the section headings as
-     * displayed, each section's rows (label to displayed value; the first row of a label wins), and the layout.
+     * displayed, each section's rows (label to displayed value; the first row of a label wins; a row under a group
+     * heading such as "limits" is labelled "limits: label"), and the layout.
      */
     private static final String READ_PAGE = """
             (() => {
@@ -75,9 +76,14 @@ class StatusPageBrowserTest {
               const values = {};
               for (const s of sections) {
                 const rows = {};
-                for (const tr of s.querySelectorAll('tr')) {
-                  const k = tr.querySelector(':scope > td.k'), v = tr.querySelector(':scope > td.v');
-                  if (k && v && !(k.innerText in rows)) rows[k.innerText] = v.innerText;
+                for (const table of s.querySelectorAll('table')) {
+                  let group = '';
+                  for (const tr of table.querySelectorAll(':scope > tbody > tr')) {
+                    const th = tr.querySelector(':scope > th');
+                    if (th) { group = th.textContent + ': '; continue; }
+                    const k = tr.querySelector(':scope > td.k'), v = tr.querySelector(':scope > td.v');
+                    if (k && v && !((group + k.innerText) in rows)) rows[group + k.innerText] = v.innerText;
+                  }
                 }
                 values[s.querySelector('h2').textContent] = rows;
               }
@@ -206,9 +212,13 @@ class StatusPageBrowserTest {
     @Test
     void throttleShowsTheDownloadInProgress() {
         Map<String, Object> throttle = values("throttle");
-        assertEquals("20 KiB/s per request (burst 32 KiB)", throttle.get("limits"), "the demo's download limit");
+        assertEquals(
+                "20 KiB/s per request (burst 32 KiB)", throttle.get("limits: summary"), "the demo's download limit");
+        assertEquals(20 * 1024, number(throttle, "limits: rate per request B/s"), "the same limit, as a number");
         assertTrue(number(throttle, "active requests") >= 1, "the download is in progress: " + throttle);
-        assertTrue(number(throttle, "max waiting writes") >= 1, "its writes were parked: " + throttle);
+        assertTrue(
+                number(throttle, "high-water marks since start: waiting writes") >= 1,
+                "its writes were parked: " + throttle);
         assertTrue(throttle.containsKey("waiting writes"), "waiting writes are shown: " + throttle);
     }
 

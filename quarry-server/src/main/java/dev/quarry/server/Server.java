@@ -24,7 +24,6 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -94,6 +93,7 @@ public final class Server implements Dumpable {
     private AsyncHandler rootHandler(ServerConfig config) {
         if (config.routes().isEmpty()
                 && config.statusPath().isEmpty()
+                && config.metricsPath().isEmpty()
                 && config.filters().isEmpty()) {
             return config.handler().orElseThrow();
         }
@@ -106,6 +106,7 @@ public final class Server implements Dumpable {
             router.route("GET " + path, status);
             router.route("GET " + path + ".json", status);
         });
+        config.metricsPath().ifPresent(path -> router.route("GET " + path, new MetricsHandler(this::metrics)));
         config.handler().ifPresent(router::fallback);
         for (ServerBuilder.FilterSpec filter : config.filters()) {
             if (filter.pathPattern().isPresent()) {
@@ -417,139 +418,29 @@ public final class Server implements Dumpable {
     /**
      * A snapshot for the status page and {@code status.json}: the thread pool table of the Jetty blog's Loom articles,
      * virtual threads, execution-strategy mode counts, connectors, connections per protocol, requests and responses,
-     * bytes in and out, buffers, the timer, and every {@link StatusContributor}.
+     * bytes in and out, buffers, the timer, and every {@link StatusContributor}; each section with its high-water marks
+     * since start and its configured limits ({@link ServerStatus#HIGH_WATER_MARKS}, {@link ServerStatus#LIMITS}).
      *
      * @return the snapshot
      */
     public ServerStatus status() {
-        Map<String, Object> sections = new LinkedHashMap<>();
-        Map<String, Object> server = new LinkedHashMap<>();
-        server.put("java", Runtime.version().toString());
-        server.put("cores", Runtime.getRuntime().availableProcessors());
-        server.put("virtual threads", config.virtualThreads() ? "on" : "off");
-        server.put("h2c", config.h2c() ? "on" : "off");
-        server.put(
-                "heap used MiB",
-                (Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory()) / (1024 * 1024));
-        sections.put("server", server);
-        if (threadPool != null) {
-            var t = threadPool.statistics();
-            Map<String, Object> threads = new LinkedHashMap<>();
-            threads.put("threads", t.threads());
-            threads.put("idle", t.idle());
-            threads.put("busy", t.busy());
-            threads.put("max concurrent threads", t.maxBusy());
-            threads.put("reserved", t.reserved());
-            threads.put("tasks", t.tasksCompleted());
-            threads.put("queue size", t.queueSize());
-            threads.put("max queue size", t.maxQueueSize());
-            threads.put("queue latency avg ms", t.queueLatencyAverageNanos() / 1e6);
-            threads.put("queue latency max ms", t.queueLatencyMaxNanos() / 1e6);
-            threads.put("task time avg ms", t.taskTimeAverageNanos() / 1e6);
-            threads.put("task time max ms", t.taskTimeMaxNanos() / 1e6);
-            sections.put("thread pool", threads);
-        }
-        if (virtualThreads != null) {
-            var v = virtualThreads.statistics();
-            Map<String, Object> vt = new LinkedHashMap<>();
-            vt.put("running", v.running());
-            vt.put("queued", v.queued());
-            vt.put("max running", v.maxRunning());
-            vt.put("limit running", virtualThreads.maxConcurrent());
-            vt.put("limit queued", virtualThreads.maxQueued());
-            vt.put("completed", v.completed());
-            vt.put("rejected (503)", v.rejected());
-            sections.put("virtual threads", vt);
-        }
-        long pc = 0;
-        long pic = 0;
-        long pec = 0;
-        long epc = 0;
-        List<Object> connectorList = new ArrayList<>();
-        Map<String, Long> byProtocol = new LinkedHashMap<>();
-        long bytesIn = 0;
-        long bytesOut = 0;
-        for (ServerConnector connector : connectors) {
-            var strategy = connector.selectorManager().strategyStatistics();
-            pc += strategy.produceConsume();
-            pic += strategy.produceInvokeConsume();
-            pec += strategy.produceExecuteConsume();
-            epc += strategy.executeProduceConsume();
-            Map<String, Object> c = new LinkedHashMap<>();
-            c.put("listening", connector.describe());
-            c.put("open", connector.openConnections());
-            c.put("accepted", connector.acceptedConnections());
-            c.put("max open", connector.maxOpenConnections());
-            connectorList.add(c);
-            bytesIn += connector.bytesIn();
-            bytesOut += connector.bytesOut();
-            for (dev.quarry.io.EndPoint endPoint : connector.endPoints()) {
-                dev.quarry.io.Connection connection = endPoint.connection();
-                String protocol = connection == null ? "opening" : connection.protocol();
-                byProtocol.merge(protocol, 1L, Long::sum);
-            }
-        }
-        Map<String, Object> strategy = new LinkedHashMap<>();
-        strategy.put("produce-consume (in place)", pc);
-        strategy.put("produce-invoke-consume", pic);
-        strategy.put("produce-execute-consume", pec);
-        strategy.put("execute-produce-consume", epc);
-        sections.put("selector strategy", strategy);
-        sections.put("connectors", connectorList);
-        Map<String, Object> connections = new LinkedHashMap<>(byProtocol);
-        connections.put("http/1.1 since start", statistics.http1Connections());
-        connections.put("h2c since start", statistics.http2Connections());
-        sections.put("connections", connections);
-        Map<String, Object> requests = new LinkedHashMap<>();
-        requests.put("total", statistics.requests());
-        requests.put("http/1.x", statistics.http1Requests());
-        requests.put("http/2", statistics.http2Requests());
-        long[] classes = statistics.responsesByClass();
-        for (int i = 0; i < classes.length; i++) {
-            requests.put((i + 1) + "xx", classes[i]);
-        }
-        requests.put("aborted", statistics.aborted());
-        requests.put("rejected (503)", rejectedRequests());
-        sections.put("requests", requests);
-        Map<String, Object> bytes = new LinkedHashMap<>();
-        bytes.put("in", bytesIn);
-        bytes.put("out", bytesOut);
-        sections.put("bytes", bytes);
-        if (buffers != null) {
-            Map<String, Object> pool = new LinkedHashMap<>();
-            var direct = buffers.statistics(true);
-            var heap = buffers.statistics(false);
-            pool.put("direct pooled", direct.pooled());
-            pool.put("direct pooled KiB", direct.pooledMemory() / 1024);
-            pool.put("direct in use", direct.outstanding());
-            pool.put("heap pooled", heap.pooled());
-            pool.put("heap in use", heap.outstanding());
-            sections.put("buffers", pool);
-        }
-        if (timer != null) {
-            Map<String, Object> t = new LinkedHashMap<>();
-            t.put("pending timeouts", timer.pendingCount());
-            t.put("expired", timer.expiredCount());
-            t.put("cancelled", timer.cancelledCount());
-            sections.put("timer", t);
-        }
-        config.accessLog().ifPresent(log -> {
-            Map<String, Object> accessLog = new LinkedHashMap<>();
-            accessLog.put("format", log.format().toString().toLowerCase(java.util.Locale.ROOT));
-            accessLog.put("written", log.written());
-            accessLog.put("dropped", log.dropped());
-            accessLog.put("queued", log.queued());
-            sections.put("access log", accessLog);
-        });
-        for (StatusContributor contributor : config.contributors()) {
-            try {
-                sections.put(contributor.statusName(), contributor.status());
-            } catch (RuntimeException x) {
-                sections.put(contributor.statusName(), Map.of("error", String.valueOf(x)));
-            }
-        }
-        long uptime = running ? System.nanoTime() - startedNanos : 0;
-        return new ServerStatus(config.name(), Duration.ofNanos(uptime), sections);
+        return StatusReport.of(this, config);
+    }
+
+    /**
+     * The same figures as {@link #status()} in the Prometheus text exposition format 0.0.4, as served by
+     * {@link ServerBuilder#metrics(String)}: counters ({@code _total}), gauges, and the configured limits as
+     * {@code quarry_limit_*} gauges.
+     *
+     * @return the exposition, one sample per line
+     */
+    public String metrics() {
+        return PrometheusMetrics.of(this, config);
+    }
+
+    /** @return time since start, zero when stopped */
+    Duration uptime() {
+        return Duration.ofNanos(running ? System.nanoTime() - startedNanos : 0);
     }
 
     /** Registers the thread pool, the connectors and every MXBean given to the builder with the platform server. */

@@ -43,6 +43,7 @@ public final class ServerBuilder {
     ByteBufferPool buffers;
     String name = "quarry";
     String statusPath;
+    String metricsPath;
     boolean jmx;
     final List<StatusContributor> contributors = new ArrayList<>();
     final java.util.Map<String, Object> mbeans = new java.util.LinkedHashMap<>();
@@ -447,12 +448,29 @@ public final class ServerBuilder {
      * @return this
      */
     public ServerBuilder statusPage(String path) {
+        this.statusPath = checkPath("status", path);
+        return this;
+    }
+
+    /**
+     * Serves the server's figures at {@code path} in the Prometheus text exposition format 0.0.4 (see
+     * {@link Server#metrics()}): counters, gauges and the configured limits, for Prometheus to scrape. Like the status
+     * page, the endpoint is non-blocking and cheap; protect both as you would any operational endpoint.
+     *
+     * @param path e.g. {@code /quarry/metrics}
+     * @return this
+     */
+    public ServerBuilder metrics(String path) {
+        this.metricsPath = checkPath("metrics", path);
+        return this;
+    }
+
+    private static String checkPath(String what, String path) {
         Objects.requireNonNull(path, "path");
         if (!path.startsWith("/") || path.endsWith("/")) {
-            throw new IllegalArgumentException("status path must start and not end with '/': " + path);
+            throw new IllegalArgumentException(what + " path must start and not end with '/': " + path);
         }
-        this.statusPath = path;
-        return this;
+        return path;
     }
 
     /**
@@ -510,7 +528,7 @@ public final class ServerBuilder {
         if (listeners.isEmpty()) {
             throw new IllegalStateException("no listener: call http(port), http(host, port) or unix(path)");
         }
-        if (handler == null && routes.isEmpty() && statusPath == null) {
+        if (handler == null && routes.isEmpty() && statusPath == null && metricsPath == null) {
             throw new IllegalStateException("no handler: call handler(...) or route(...)");
         }
         if (minThreads > maxThreads) {

@@ -35,6 +35,7 @@ import java.util.Optional;
  * @param buffers the buffer pool, if given
  * @param name the server's name
  * @param statusPath the status page's path, if served
+ * @param metricsPath the Prometheus metrics endpoint's path, if served
  * @param jmx whether to register MBeans
  * @param contributors status page sections
  * @param mbeans extra MBeans by key properties
@@ -66,6 +67,7 @@ record ServerConfig(
         Optional<ByteBufferPool> buffers,
         String name,
         Optional<String> statusPath,
+        Optional<String> metricsPath,
         boolean jmx,
         List<StatusContributor> contributors,
         Map<String, Object> mbeans,
@@ -98,6 +100,7 @@ record ServerConfig(
                 Optional.ofNullable(builder.buffers),
                 builder.name,
                 Optional.ofNullable(builder.statusPath),
+                Optional.ofNullable(builder.metricsPath),
                 builder.jmx,
                 List.copyOf(builder.contributors),
                 Collections.unmodifiableMap(new LinkedHashMap<>(builder.mbeans)),

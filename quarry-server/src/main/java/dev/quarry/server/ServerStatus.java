@@ -9,11 +9,20 @@ import java.util.Map;
  * A snapshot of a running server for the status page, {@code status.json} and tests: sections of named values, in
  * display order. Values are numbers, strings, booleans, lists and maps of those.
  *
+ * <p>A section shows its live figures first; a nested map named {@value #HIGH_WATER_MARKS} holds the most a figure
+ * reached since start (e.g. the most threads busy at once), and one named {@value #LIMITS} the configured bounds
+ * those figures run into (e.g. {@code max threads}).
+ *
  * @param name the server's name
  * @param uptime time since start
  * @param sections the sections, e.g. {@code threads}, {@code connectors}, {@code requests}
  */
 public record ServerStatus(String name, Duration uptime, Map<String, Object> sections) {
+    /** The key of a section's configured limits. */
+    public static final String LIMITS = "limits";
+
+    /** The key of a section's high-water marks: the most each figure reached since the server started. */
+    public static final String HIGH_WATER_MARKS = "high-water marks since start";
 
     /** Copies the sections, keeping their order. */
     public ServerStatus {

@@ -13,8 +13,8 @@ import java.util.function.Supplier;
 /**
  * The status page: {@code GET .../status} as an HTML page that refreshes itself every two seconds and needs no
  * external asset (inline CSS, an empty inline icon so that browsers do not ask for {@code /favicon.ico}; the sections
- * flow in as many columns as the window holds), and {@code GET .../status.json} as JSON. Non-blocking: it only reads
- * counters.
+ * flow in as many columns as the window holds), and {@code GET .../status.json} as JSON. A section's high-water marks
+ * and limits follow its live figures under headings of their own. Non-blocking: it only reads counters.
  */
 public final class StatusHandler implements AsyncHandler {
     private final Supplier<ServerStatus> status;
@@ -56,6 +56,8 @@ public final class StatusHandler implements AsyncHandler {
                 table{border-collapse:collapse;width:100%} section>table+table{margin-top:.4em;border-top:1px solid #eee}
                 td{padding:.1em 0;vertical-align:top} td.k{color:#555;padding-right:1em;white-space:nowrap}
                 td.v{font-variant-numeric:tabular-nums;text-align:right;overflow-wrap:anywhere}
+                td.n{white-space:nowrap}
+                th{text-align:left;font-weight:600;font-size:.85em;color:#777;padding:.5em 0 .1em}
                 </style></head><body>
                 """);
         out.append("<h1>Quarry status</h1><div class=\"sub\">")
@@ -73,17 +75,43 @@ public final class StatusHandler implements AsyncHandler {
         return out.toString();
     }
 
+    /**
+     * A map as a table of label and value rows. A map inside it (a section's {@link ServerStatus#LIMITS} or
+     * {@link ServerStatus#HIGH_WATER_MARKS}) continues the table under a heading row of its own, so that its values
+     * line up with the live ones above; deeper maps nest as tables.
+     */
+    private static void table(StringBuilder out, Map<?, ?> map) {
+        out.append("<table>");
+        for (Map.Entry<?, ?> entry : map.entrySet()) {
+            if (entry.getValue() instanceof Map<?, ?> group) {
+                if (group.isEmpty()) {
+                    continue;
+                }
+                out.append("<tr><th colspan=\"2\">")
+                        .append(escape(String.valueOf(entry.getKey())))
+                        .append("</th></tr>");
+                for (Map.Entry<?, ?> member : group.entrySet()) {
+                    row(out, member.getKey(), member.getValue());
+                }
+            } else {
+                row(out, entry.getKey(), entry.getValue());
+            }
+        }
+        out.append("</table>");
+    }
+
+    private static void row(StringBuilder out, Object key, Object value) {
+        // A number never breaks across lines (262,14|4 would read as two numbers); a long text may.
+        out.append("<tr><td class=\"k\">")
+                .append(escape(String.valueOf(key)))
+                .append(value instanceof Number ? "</td><td class=\"v n\">" : "</td><td class=\"v\">");
+        value(out, value);
+        out.append("</td></tr>");
+    }
+
     private static void value(StringBuilder out, Object value) {
         if (value instanceof Map<?, ?> map) {
-            out.append("<table>");
-            for (Map.Entry<?, ?> entry : map.entrySet()) {
-                out.append("<tr><td class=\"k\">")
-                        .append(escape(String.valueOf(entry.getKey())))
-                        .append("</td><td class=\"v\">");
-                value(out, entry.getValue());
-                out.append("</td></tr>");
-            }
-            out.append("</table>");
+            table(out, map);
         } else if (value instanceof List<?> list) {
             if (list.isEmpty()) {
                 out.append("&ndash;");
