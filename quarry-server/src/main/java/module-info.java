@@ -8,6 +8,7 @@ module dev.quarry.server {
     requires transitive dev.quarry.io;
     requires transitive dev.quarry.http;
     requires java.management;
+    requires static jdk.management; // the descriptor limit, for the default cap on connections
 
     exports dev.quarry.server;
     exports dev.quarry.server.handlers;

@@ -45,6 +45,10 @@ public final class Main {
               --virtual-threads on|off  run blocking handlers on virtual threads (default on)
               --threads N             maximum platform threads (default: 8 per core, at least 16)
               --selectors N           selector threads (default: 1 per 4 cores, at least 1)
+              --max-connections N     open connections at most; at the cap, accepting pauses
+                                      (default: half of ulimit -n beyond 256; 0: no cap)
+              --header-timeout DURATION  a request head must arrive within this once begun,
+                                      else 408 (default 15s)
               --access-log FILE|-     log every request to FILE (appended), or to standard output with -
               --access-log-format combined|json  NCSA combined (default) or JSON lines
               -h, --help              this help
@@ -59,6 +63,8 @@ public final class Main {
             "virtual-threads",
             "threads",
             "selectors",
+            "max-connections",
+            "header-timeout",
             "access-log",
             "access-log-format");
 
@@ -175,6 +181,12 @@ public final class Main {
         }
         if (options.string("selectors").isPresent()) {
             builder.selectors(options.integer("selectors", 1, 1, 256));
+        }
+        if (options.string("max-connections").isPresent()) {
+            builder.maxConnections(options.integer("max-connections", 0, 0, Integer.MAX_VALUE));
+        }
+        if (options.string("header-timeout").isPresent()) {
+            builder.headerTimeout(options.duration("header-timeout", Duration.ofSeconds(15)));
         }
         accessLog(options).ifPresent(builder::accessLog);
         return builder;

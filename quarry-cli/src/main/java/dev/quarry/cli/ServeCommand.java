@@ -65,6 +65,10 @@ final class ServeCommand {
               --virtual-threads on|off  blocking handlers on virtual threads (default on)
               --threads N             maximum platform threads (default: 8 per core, at least 16)
               --selectors N           selector threads (default: 1 per 4 cores)
+              --max-connections N     open connections at most; at the cap, accepting pauses
+                                      (default: half of ulimit -n beyond 256; 0: no cap)
+              --header-timeout DURATION  a request head must arrive within this once begun,
+                                      else 408 (default 15s)
               --idle-timeout SECONDS  close connections idle this long (default 30; also 500ms, 5m)
               -h, --help              this help
             """;
@@ -78,6 +82,8 @@ final class ServeCommand {
             "virtual-threads",
             "threads",
             "selectors",
+            "max-connections",
+            "header-timeout",
             "rate",
             "client-rate",
             "request-rate",

@@ -47,6 +47,11 @@ public final class ServerConnector implements LifeCycle, Dumpable, ConnectorMXBe
     private final SelectorManager selectors;
     private final Set<EndPoint> endPoints = ConcurrentHashMap.newKeySet();
     private final Semaphore connectionPermits;
+    private static final long ACCEPT_WARNING_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
+    private final LongAdder atLimit = new LongAdder();
+    private final LongAdder acceptFailures = new LongAdder();
+    // Written and read by the acceptor threads only: a racy read at worst logs one line more.
+    private long lastAcceptWarning;
     private final AtomicLong accepted = new AtomicLong();
     private final AtomicLong closed = new AtomicLong();
     private final AtomicLong maxOpen = new AtomicLong();
@@ -186,8 +191,18 @@ public final class ServerConnector implements LifeCycle, Dumpable, ConnectorMXBe
                 return;
             } catch (IOException x) {
                 releasePermit();
-                // Typically EMFILE (too many open files): back off instead of spinning on the same error.
-                LOG.log(Level.WARNING, "accept failed on " + boundAddress + ": " + x.getMessage());
+                // Typically EMFILE (too many open files): pause instead of spinning on the same error, and say so
+                // once, not ten times a second.
+                acceptFailures.increment();
+                if (shouldLog()) {
+                    LOG.log(
+                            Level.WARNING,
+                            "accept failed on " + describe() + " with " + openConnections() + " open connections: "
+                                    + x.getMessage() + "; retrying every 100 ms (set a lower --max-connections, or"
+                                    + " raise ulimit -n)");
+                } else {
+                    LOG.log(Level.DEBUG, () -> "accept failed on " + describe() + ": " + x.getMessage());
+                }
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
                 continue;
             }
@@ -216,8 +231,15 @@ public final class ServerConnector implements LifeCycle, Dumpable, ConnectorMXBe
     }
 
     private boolean acquirePermit() {
-        if (connectionPermits == null) {
+        if (connectionPermits == null || connectionPermits.tryAcquire()) {
             return true;
+        }
+        atLimit.increment();
+        if (shouldLog()) {
+            LOG.log(
+                    Level.WARNING,
+                    "at the limit of " + config.maxConnections() + " open connections on " + describe()
+                            + ": not accepting until one closes (new clients wait in the accept backlog)");
         }
         try {
             connectionPermits.acquire();
@@ -225,6 +247,17 @@ public final class ServerConnector implements LifeCycle, Dumpable, ConnectorMXBe
         } catch (InterruptedException x) {
             return false;
         }
+    }
+
+    /** @return whether a warning about accepting may be logged now: once a minute at most, whatever the pressure */
+    private boolean shouldLog() {
+        long now = System.nanoTime();
+        long last = lastAcceptWarning;
+        if (last != 0 && now - last < ACCEPT_WARNING_INTERVAL_NANOS) {
+            return false;
+        }
+        lastAcceptWarning = now;
+        return true;
     }
 
     private void releasePermit() {
@@ -400,6 +433,16 @@ public final class ServerConnector implements LifeCycle, Dumpable, ConnectorMXBe
     /** @return connections accepted since start */
     public long acceptedConnections() {
         return accepted.get();
+    }
+
+    /** @return how many times accepting paused because the connection cap was reached, since start */
+    public long acceptsPausedAtLimit() {
+        return atLimit.sum();
+    }
+
+    /** @return accepts that failed (typically out of file descriptors), since start */
+    public long acceptFailures() {
+        return acceptFailures.sum();
     }
 
     /** @return connections open now */

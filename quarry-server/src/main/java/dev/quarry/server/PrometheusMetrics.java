@@ -106,6 +106,24 @@ final class PrometheusMetrics {
     }
 
     private static void connectors(PrometheusText out, List<ServerConnector> connectors) {
+        out.family(
+                "quarry_accepts_paused_at_limit_total",
+                Type.COUNTER,
+                "Times accepting paused because the connector had its maximum of open connections.");
+        for (ServerConnector connector : connectors) {
+            out.sample(
+                    connector.acceptsPausedAtLimit(),
+                    "connector",
+                    connector.config().name());
+        }
+        out.family(
+                "quarry_accept_failures_total",
+                Type.COUNTER,
+                "Accepts that failed, typically because the process ran out of file descriptors.");
+        for (ServerConnector connector : connectors) {
+            out.sample(
+                    connector.acceptFailures(), "connector", connector.config().name());
+        }
         out.family("quarry_connections_accepted_total", Type.COUNTER, "Connections accepted, by connector.");
         for (ServerConnector connector : connectors) {
             out.sample(

@@ -33,7 +33,7 @@ public final class ServerBuilder {
     int acceptors = 1;
     int maxConcurrentRequests = 4096;
     int maxQueuedRequests = 16384;
-    int maxConnections = 0;
+    int maxConnections = dev.quarry.server.internal.DescriptorLimit.defaultMaxConnections();
     int acceptQueueSize = 1024;
     Duration idleTimeout = Duration.ofSeconds(30);
     Duration shutdownTimeout = Duration.ofSeconds(10);
@@ -346,7 +346,12 @@ public final class ServerBuilder {
     }
 
     /**
-     * @param max open connections per connector; beyond, new ones wait in the accept queue (0: no cap)
+     * Caps the connections open at once on each connector: at the cap the server stops accepting (new connections wait
+     * in the kernel's accept backlog) and resumes when one closes, logging that it reached it. The default is half the
+     * file descriptors the process may open beyond a reserve of 256 ({@code (ulimit -n - 256) / 2}), so that the server
+     * never runs out of descriptors with connections it can no longer serve; 0 if that limit cannot be read.
+     *
+     * @param max open connections per connector; 0 for no cap
      * @return this
      */
     public ServerBuilder maxConnections(int max) {

@@ -167,6 +167,8 @@ final class StatusReport {
         c.put("listening", connector.describe());
         c.put("open", connector.openConnections());
         c.put("accepted", connector.acceptedConnections());
+        c.put("paused at cap", connector.acceptsPausedAtLimit());
+        c.put("accept errors", connector.acceptFailures());
         c.put(ServerStatus.HIGH_WATER_MARKS, Map.of("open", connector.maxOpenConnections()));
         Map<String, Object> limits = new LinkedHashMap<>();
         int max = connector.config().maxConnections();
@@ -201,7 +203,7 @@ final class StatusReport {
         }
         requests.put("aborted", statistics.aborted());
         requests.put("rejected (503)", rejected);
-        requests.put("connections failed by their peer", statistics.peerIoFailures());
+        requests.put("peer failures", statistics.peerIoFailures());
         HttpParserConfig parser = http.parser();
         Map<String, Object> limits = new LinkedHashMap<>();
         limits.put("max request line bytes", parser.maxRequestLineLength());

@@ -135,7 +135,7 @@ class StatusLimitsTest extends ServerTestBase {
 
     @Test
     void anUncappedConnectorAndUnlimitedContentSayHowInWords() throws Exception {
-        start(builder -> builder.route("GET /hello", (req, res) -> res.send("hello")));
+        start(builder -> builder.maxConnections(0).route("GET /hello", (req, res) -> res.send("hello")));
 
         ServerStatus status = server.status();
 
