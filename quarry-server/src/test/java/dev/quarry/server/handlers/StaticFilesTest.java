@@ -223,6 +223,29 @@ class StaticFilesTest extends StaticFilesTestSupport {
     }
 
     @Test
+    void aFileWithAPercentSignInItsNameIsServedAndItsListedLinkWorks() throws Exception {
+        write("dir/100%.txt", "all of it");
+        write("dir/50% off/sale.txt", "sale");
+        start(StaticFiles.builder(root).directoryListing(true));
+        Reply file = get("/dir/100%25.txt");
+        assertEquals(200, file.status(), file.toString());
+        assertEquals("all of it", file.text());
+        String page = get("/dir/").text();
+        assertTrue(page.contains("href=\"100%25.txt\""), page);
+        assertTrue(page.contains("href=\"50%25%20off/\""), page);
+        assertEquals("sale", get("/dir/50%25%20off/sale.txt").text());
+        assertEquals(200, get("/dir/50%25%20off/").status(), "the link of the listed directory");
+    }
+
+    @Test
+    void aPercentSignBeforeTwoHexDigitsStaysAmbiguous() throws Exception {
+        write("50%41.txt", "x");
+        start();
+        // "%2541" decodes to "%41", which a second decoder would read as "A": the server refuses it by default.
+        assertEquals(400, get("/50%2541.txt").status());
+    }
+
+    @Test
     void aListingEscapesTheRequestPathInItsTitle() throws Exception {
         Files.createDirectories(root.resolve("a&b"));
         start(StaticFiles.builder(root).directoryListing(true));
