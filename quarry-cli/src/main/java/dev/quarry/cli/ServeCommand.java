@@ -4,6 +4,7 @@ import dev.quarry.server.Server;
 import dev.quarry.server.ServerBuilder;
 import dev.quarry.server.StatusContributor;
 import dev.quarry.server.handlers.StaticFiles;
+import dev.quarry.server.handlers.StaticFilesBuilder;
 import dev.quarry.server.handlers.Throttle;
 import dev.quarry.server.handlers.ThrottleHandler;
 import dev.quarry.server.handlers.ThrottleLimits;
@@ -44,6 +45,8 @@ final class ServeCommand {
 
             Files:
               --listing               list directories without an index.html (default: 403)
+              --mime EXT=TYPE[,...]   the Content-Type of an extension, e.g. --mime ts=text/plain (repeatable);
+                                      source, config and README-like files are text/plain; charset=utf-8 already
 
             Bandwidth limits (rates like 20MiB/s, 512KiB/s, 100kB/s; all apply together):
               --rate RATE             for the whole server
@@ -80,7 +83,8 @@ final class ServeCommand {
             "max-connections-per-client",
             "allow",
             "deny",
-            "jmx");
+            "jmx",
+            "mime");
     static final Set<String> FLAGS = Set.of("listing", "status");
 
     private static final String DEMO_DOWNLOAD_RATE = "20KiB/s";
@@ -104,9 +108,7 @@ final class ServeCommand {
                 throw new Options.UsageException("not a directory: " + root);
             }
         }
-        StaticFiles files = StaticFiles.builder(root)
-                .directoryListing(options.flag("listing"))
-                .build();
+        StaticFiles files = files(options, root);
         ThrottleLimits limits = limits(options, demo);
         // Numbered per server, not per JVM: a second server in one JVM (tests) still calls its first "throttle".
         AtomicInteger throttles = new AtomicInteger();
@@ -143,6 +145,25 @@ final class ServeCommand {
             }
         }
         return builder.build();
+    }
+
+    /** The file server, from the options of the Files section. */
+    private static StaticFiles files(Options options, Path root) {
+        StaticFilesBuilder files = StaticFiles.builder(root).directoryListing(options.flag("listing"));
+        for (String mapping : options.list("mime")) {
+            int equals = mapping.indexOf('=');
+            if (equals <= 0) {
+                throw new Options.UsageException("--mime takes EXT=TYPE, e.g. ts=text/plain, not '" + mapping + "'");
+            }
+            String extension = mapping.substring(0, equals).strip();
+            try {
+                files.mimeType(
+                        extension.startsWith(".") ? extension.substring(1) : extension, mapping.substring(equals + 1));
+            } catch (IllegalArgumentException x) {
+                throw new Options.UsageException("--mime " + mapping + ": " + x.getMessage());
+            }
+        }
+        return files.build();
     }
 
     private static ThrottleLimits limits(Options options, boolean demo) {

@@ -84,6 +84,46 @@ class ServeCommandTest {
     }
 
     @Test
+    void mimeMapsExtensionsRepeatedOrCommaSeparated() throws Exception {
+        Files.writeString(dir.resolve("app.ts"), "let x = 1;");
+        Files.writeString(dir.resolve("page.tmpl"), "<p>");
+        Files.writeString(dir.resolve("data.bin"), "x");
+        Files.writeString(dir.resolve("main.py"), "print()");
+        serve(
+                dir.toString(),
+                "--port",
+                "0",
+                "--host",
+                "127.0.0.1",
+                "--jmx",
+                "off",
+                "--mime",
+                "ts=text/plain",
+                "--mime=.tmpl=text/html,bin=application/x-thing");
+
+        assertEquals("text/plain; charset=utf-8", contentType("/app.ts"));
+        assertEquals("text/html; charset=utf-8", contentType("/page.tmpl"));
+        assertEquals("application/x-thing", contentType("/data.bin"));
+        assertEquals("text/plain; charset=utf-8", contentType("/main.py"), "built in");
+    }
+
+    @Test
+    void aBadMimeMappingNamesIt() {
+        for (String bad : List.of("ts", "ts=plain", "a/b=text/plain")) {
+            Options.UsageException x = assertThrows(
+                    Options.UsageException.class,
+                    () -> ServeCommand.build(Options.parse(
+                            List.of(dir.toString(), "--mime", bad), ServeCommand.OPTIONS, ServeCommand.FLAGS)));
+            assertTrue(x.getMessage().startsWith("--mime"), x.getMessage());
+            assertTrue(x.getMessage().contains(bad.substring(bad.indexOf('=') + 1)), x.getMessage());
+        }
+    }
+
+    private String contentType(String path) throws Exception {
+        return get(path).headers().firstValue("content-type").orElseThrow();
+    }
+
+    @Test
     void badOptionsNameTheOptionAndTheValue() {
         Options.UsageException rate = assertThrows(
                 Options.UsageException.class,

@@ -39,6 +39,9 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class FileResolver {
     private static final System.Logger LOG = System.getLogger(FileResolver.class.getName());
+    private static final String TEXT_PLAIN = "text/plain; charset=utf-8";
+    // How much of a file without extension is read to tell text from binary.
+    private static final int SNIFF_LENGTH = 1024;
 
     private final Path root;
     private final boolean serveHidden;
@@ -156,16 +159,16 @@ final class FileResolver {
         Representation identity = Representation.of(real, attributes, null);
         Representation gzip = precompressed ? sibling(real, ".gz", "gzip", identity) : null;
         Representation brotli = precompressed ? sibling(real, ".br", "br", identity) : null;
-        StaticResource fresh = new StaticResource(key, contentType(key), identity, gzip, brotli, now);
-        if (previous != null && previous.sameFilesAs(fresh)) {
+        if (previous != null && previous.sameFilesAs(identity, gzip, brotli)) {
             previous.checkedNanos = now;
             return previous;
         }
-        if (maxCachedFileSize < 0) {
-            return fresh;
+        if (maxCachedFileSize >= 0) {
+            identity = withContent(identity);
+            gzip = withContent(gzip);
+            brotli = withContent(brotli);
         }
-        return new StaticResource(
-                key, fresh.contentType, withContent(identity), withContent(gzip), withContent(brotli), now);
+        return new StaticResource(key, contentType(key, identity), identity, gzip, brotli, now);
     }
 
     /**
@@ -265,9 +268,30 @@ final class FileResolver {
         }
     }
 
-    private PreEncodedHttpField contentType(String key) {
-        String type = mimeTypes.contentType(key);
+    /** The type of the name; for a name without extension that is not known, from the first bytes of the file. */
+    private PreEncodedHttpField contentType(String key, Representation identity) {
+        String type = mimeTypes.knownType(key);
+        if (type == null) {
+            type = MimeTypes.hasNoExtension(key) && looksLikeText(identity) ? TEXT_PLAIN : MimeTypes.DEFAULT_TYPE;
+        }
         return contentTypes.computeIfAbsent(type, t -> new PreEncodedHttpField(HttpHeader.CONTENT_TYPE, t));
+    }
+
+    private static boolean looksLikeText(Representation identity) {
+        if (identity.content != null) {
+            return MimeTypes.looksLikeText(identity.content, Math.min(identity.content.length, SNIFF_LENGTH));
+        }
+        try (FileChannel channel =
+                FileChannel.open(identity.path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+            ByteBuffer sample = ByteBuffer.allocate(SNIFF_LENGTH);
+            while (sample.hasRemaining() && channel.read(sample) >= 0) {
+                // read until full or the end of the file
+            }
+            return MimeTypes.looksLikeText(sample.array(), sample.position());
+        } catch (IOException x) {
+            LOG.log(Level.DEBUG, () -> "cannot read " + identity.path + ": " + x);
+            return false;
+        }
     }
 
     @Override

@@ -169,6 +169,20 @@ public final class StaticFilesBuilder {
     }
 
     /**
+     * Adds or replaces one entry of the Content-Type table, as {@link MimeTypes#with} does.
+     *
+     * @param extension an extension without the dot, any case, e.g. {@code "ts"}
+     * @param contentType its Content-Type, e.g. {@code "text/plain"} (a {@code text/*} type gets
+     *     {@code ; charset=utf-8} unless it names a charset)
+     * @return this
+     * @throws IllegalArgumentException naming the value if the extension or the type is malformed
+     */
+    public StaticFilesBuilder mimeType(String extension, String contentType) {
+        this.mimeTypes = mimeTypes.with(extension, contentType);
+        return this;
+    }
+
+    /**
      * How the server runs the handler. {@code EITHER} (default): a request that the cache answers without touching the
      * file system (a fresh entry whose bytes are in memory, a HEAD, a 304, a redirect, an error) is answered in place,
      * on the thread that parsed it, with a hot cache; anything that needs a system call on the file system ({@code stat},

@@ -68,11 +68,11 @@ final class StaticResource implements Lookup {
                 && (brotli == null || brotli.content != null);
     }
 
-    /** @return whether {@code other} describes the same files in the same state */
-    boolean sameFilesAs(StaticResource other) {
-        return identity.sameFileAs(other.identity)
-                && (gzip == null ? other.gzip == null : gzip.sameFileAs(other.gzip))
-                && (brotli == null ? other.brotli == null : brotli.sameFileAs(other.brotli));
+    /** @return whether these representations, just read from the file system, are the files of this resource as is */
+    boolean sameFilesAs(Representation identity, Representation gzip, Representation brotli) {
+        return this.identity.sameFileAs(identity)
+                && (this.gzip == null ? gzip == null : this.gzip.sameFileAs(gzip))
+                && (this.brotli == null ? brotli == null : this.brotli.sameFileAs(brotli));
     }
 
     /** @return what this entry costs the cache, in bytes */

@@ -60,7 +60,25 @@ class StaticFilesTest extends StaticFilesTestSupport {
         "font.woff2, font/woff2",
         "movie.mp4, video/mp4",
         "archive.unknownext, application/octet-stream",
-        "README, application/octet-stream",
+        "script.py, text/plain; charset=utf-8",
+        "run.sh, text/plain; charset=utf-8",
+        "main.c, text/plain; charset=utf-8",
+        "main.h, text/plain; charset=utf-8",
+        "Main.java, text/plain; charset=utf-8",
+        "lib.rs, text/plain; charset=utf-8",
+        "main.go, text/plain; charset=utf-8",
+        "config.yaml, text/plain; charset=utf-8",
+        "config.yml, text/plain; charset=utf-8",
+        "Cargo.toml, text/plain; charset=utf-8",
+        "setup.ini, text/plain; charset=utf-8",
+        "nginx.conf, text/plain; charset=utf-8",
+        "notes.md, text/plain; charset=utf-8",
+        "table.csv, text/plain; charset=utf-8",
+        "README, text/plain; charset=utf-8",
+        "LICENSE, text/plain; charset=utf-8",
+        "Makefile, text/plain; charset=utf-8",
+        "Dockerfile, text/plain; charset=utf-8",
+        "subtitles.vtt, text/vtt; charset=utf-8",
     })
     void contentTypeComesFromTheExtension(String name, String type) throws Exception {
         write(name, "x");
@@ -74,12 +92,31 @@ class StaticFilesTest extends StaticFilesTestSupport {
     }
 
     @Test
+    void aFileWithoutExtensionIsTextWhenItsFirstBytesAreUtf8Text() throws Exception {
+        write("NOTES-fr", "Café, thé\n\tet gâteaux\n");
+        write("big-notes", "line of text\n".repeat(4000)); // larger than the cached size: sniffed from the file
+        write("program", new byte[] {0x7F, 'E', 'L', 'F', 2, 1, 1, 0, 0, 0});
+        write("latin1", new byte[] {'c', 'a', 'f', (byte) 0xE9, '\n'});
+        write("empty", "");
+        start();
+        assertEquals("text/plain; charset=utf-8", get("/NOTES-fr").header("Content-Type"));
+        assertEquals("text/plain; charset=utf-8", get("/big-notes").header("Content-Type"));
+        assertEquals("application/octet-stream", get("/program").header("Content-Type"));
+        assertEquals("application/octet-stream", get("/latin1").header("Content-Type"), "not UTF-8");
+        assertEquals("text/plain; charset=utf-8", get("/empty").header("Content-Type"));
+    }
+
+    @Test
     void extraContentTypesCanBeConfigured() throws Exception {
         write("image.avif", "x");
         write("page.tmpl", "x");
-        start(StaticFiles.builder(root).mimeTypes(MimeTypes.defaults().with("TMPL", "text/html; charset=utf-8")));
+        write("app.ts", "x");
+        start(StaticFiles.builder(root)
+                .mimeTypes(MimeTypes.defaults().with("TMPL", "text/html; charset=utf-8"))
+                .mimeType("ts", "text/plain"));
         assertEquals("image/avif", get("/image.avif").header("Content-Type"));
         assertEquals("text/html; charset=utf-8", get("/page.tmpl").header("Content-Type"));
+        assertEquals("text/plain; charset=utf-8", get("/app.ts").header("Content-Type"), "text gets its charset");
     }
 
     @Test
