@@ -47,6 +47,9 @@ final class ServeCommand {
               --listing               list directories without an index.html (default: 403)
               --mime EXT=TYPE[,...]   the Content-Type of an extension, e.g. --mime ts=text/plain (repeatable);
                                       source, config and README-like files are text/plain; charset=utf-8 already
+              --compress, --no-compress   gzip text, JSON, JavaScript, XML, SVG and wasm of 1 KiB to 8 MiB for
+                                      clients that accept it, cached (default on); .gz/.br siblings still win;
+                                      no brotli or zstd on the fly (the JDK has no encoder for them)
 
             Bandwidth limits (rates like 20MiB/s, 512KiB/s, 100kB/s; all apply together):
               --rate RATE             for the whole server
@@ -85,7 +88,7 @@ final class ServeCommand {
             "deny",
             "jmx",
             "mime");
-    static final Set<String> FLAGS = Set.of("listing", "status");
+    static final Set<String> FLAGS = Set.of("listing", "status", "compress", "no-compress");
 
     private static final String DEMO_DOWNLOAD_RATE = "20KiB/s";
 
@@ -150,6 +153,10 @@ final class ServeCommand {
     /** The file server, from the options of the Files section. */
     private static StaticFiles files(Options options, Path root) {
         StaticFilesBuilder files = StaticFiles.builder(root).directoryListing(options.flag("listing"));
+        if (options.flag("compress") && options.flag("no-compress")) {
+            throw new Options.UsageException("--compress and --no-compress contradict each other: give one");
+        }
+        files.compress(!options.flag("no-compress"));
         for (String mapping : options.list("mime")) {
             int equals = mapping.indexOf('=');
             if (equals <= 0) {

@@ -119,6 +119,35 @@ class ServeCommandTest {
         }
     }
 
+    @Test
+    void textIsGzippedForClientsThatAcceptItUnlessNoCompress() throws Exception {
+        String text = "a line of text\n".repeat(200);
+        Files.writeString(dir.resolve("notes.txt"), text);
+        serve(dir.toString(), "--port", "0", "--host", "127.0.0.1", "--jmx", "off");
+        assertEquals(
+                "gzip",
+                gzipRequest("/notes.txt")
+                        .headers()
+                        .firstValue("content-encoding")
+                        .orElseThrow());
+        server.stop();
+
+        serve(dir.toString(), "--port", "0", "--host", "127.0.0.1", "--jmx", "off", "--no-compress");
+        HttpResponse<byte[]> plain = gzipRequest("/notes.txt");
+        assertTrue(
+                plain.headers().firstValue("content-encoding").isEmpty(),
+                plain.headers().toString());
+        assertEquals(text, new String(plain.body(), java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    private HttpResponse<byte[]> gzipRequest(String path) throws Exception {
+        return client.send(
+                HttpRequest.newBuilder(server.uri().resolve(path))
+                        .header("Accept-Encoding", "gzip")
+                        .build(),
+                HttpResponse.BodyHandlers.ofByteArray());
+    }
+
     private String contentType(String path) throws Exception {
         return get(path).headers().firstValue("content-type").orElseThrow();
     }

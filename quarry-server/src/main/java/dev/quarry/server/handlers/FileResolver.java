@@ -48,6 +48,8 @@ final class FileResolver {
     private final boolean precompressed;
     private final int maxCachedFileSize;
     private final MimeTypes mimeTypes;
+    private final long compressMinSize;
+    private final long compressMaxSize;
     private final Map<String, PreEncodedHttpField> contentTypes = new ConcurrentHashMap<>();
 
     /**
@@ -56,13 +58,24 @@ final class FileResolver {
      * @param precompressed whether to look for {@code .br} and {@code .gz} siblings
      * @param maxCachedFileSize files up to this size get their bytes read into the resource; -1 for none
      * @param mimeTypes the Content-Type table
+     * @param compressMinSize files of a compressible type from this size are compressed on the fly; -1 for none
+     * @param compressMaxSize ... up to this size
      */
-    FileResolver(Path root, boolean serveHidden, boolean precompressed, int maxCachedFileSize, MimeTypes mimeTypes) {
+    FileResolver(
+            Path root,
+            boolean serveHidden,
+            boolean precompressed,
+            int maxCachedFileSize,
+            MimeTypes mimeTypes,
+            long compressMinSize,
+            long compressMaxSize) {
         this.root = root;
         this.serveHidden = serveHidden;
         this.precompressed = precompressed;
         this.maxCachedFileSize = maxCachedFileSize;
         this.mimeTypes = mimeTypes;
+        this.compressMinSize = compressMinSize;
+        this.compressMaxSize = compressMaxSize;
     }
 
     /** @return the root's real path */
@@ -168,7 +181,33 @@ final class FileResolver {
             gzip = withContent(gzip);
             brotli = withContent(brotli);
         }
-        return new StaticResource(key, contentType(key, identity), identity, gzip, brotli, now);
+        PreEncodedHttpField contentType = contentType(key, identity);
+        boolean compressible = compressMinSize >= 0
+                && identity.size >= compressMinSize
+                && identity.size <= compressMaxSize
+                && MimeTypes.isCompressible(contentType.value());
+        return new StaticResource(key, contentType, identity, gzip, brotli, compressible, null, now);
+    }
+
+    /**
+     * Reads a whole file, on a thread that may block.
+     *
+     * @param representation the file
+     * @return its bytes, or null if its size is not the one cached (it changed)
+     * @throws IOException if it cannot be read
+     */
+    static byte[] read(Representation representation) throws IOException {
+        try (FileChannel channel =
+                FileChannel.open(representation.path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+            ByteBuffer buffer = ByteBuffer.allocate(Math.toIntExact(representation.size + 1));
+            while (buffer.hasRemaining() && channel.read(buffer) >= 0) {
+                // read until full or the end of the file
+            }
+            if (buffer.position() != representation.size) {
+                return null;
+            }
+            return Arrays.copyOf(buffer.array(), (int) representation.size);
+        }
     }
 
     /**
@@ -252,16 +291,10 @@ final class FileResolver {
         if (representation == null || representation.size > maxCachedFileSize) {
             return representation;
         }
-        try (FileChannel channel =
-                FileChannel.open(representation.path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
-            ByteBuffer buffer = ByteBuffer.allocate((int) representation.size + 1);
-            while (buffer.hasRemaining() && channel.read(buffer) >= 0) {
-                // read until full or the end of the file
-            }
-            if (buffer.position() != representation.size) {
-                return representation; // changed while being read: serve it from the file, cache it next time
-            }
-            return representation.withContent(Arrays.copyOf(buffer.array(), (int) representation.size));
+        try {
+            byte[] bytes = read(representation);
+            // null: changed while being read; serve it from the file, cache it next time
+            return bytes == null ? representation : representation.withContent(bytes);
         } catch (IOException x) {
             LOG.log(Level.DEBUG, () -> "cannot read " + representation.path + ": " + x);
             return representation;
@@ -297,6 +330,7 @@ final class FileResolver {
     @Override
     public String toString() {
         return "FileResolver{" + root + (serveHidden ? ", hidden served" : "")
-                + (precompressed ? ", precompressed" : "") + "}";
+                + (precompressed ? ", precompressed" : "")
+                + (compressMinSize >= 0 ? ", gzip " + compressMinSize + "-" + compressMaxSize + "B" : "") + "}";
     }
 }

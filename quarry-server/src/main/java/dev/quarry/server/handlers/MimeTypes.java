@@ -166,6 +166,30 @@ public final class MimeTypes {
         return true;
     }
 
+    /**
+     * @param type a Content-Type
+     * @return whether compressing it pays: text, JSON, JavaScript, XML (SVG included) and WebAssembly; not images,
+     *     audio, video, fonts in WOFF (compressed already) or archives
+     */
+    static boolean isCompressible(String type) {
+        String t = type.toLowerCase(Locale.ROOT);
+        int semicolon = t.indexOf(';');
+        if (semicolon >= 0) {
+            t = t.substring(0, semicolon).strip();
+        }
+        return t.startsWith("text/")
+                || t.endsWith("+json")
+                || t.endsWith("+xml")
+                || t.equals("application/json")
+                || t.equals("application/javascript")
+                || t.equals("application/xml")
+                || t.equals("application/wasm")
+                || t.equals("font/ttf")
+                || t.equals("font/otf")
+                || t.equals("image/x-icon")
+                || t.equals("image/bmp");
+    }
+
     @Override
     public String toString() {
         return "MimeTypes{" + byExtension.size() + " extensions}";

@@ -24,6 +24,9 @@ import java.util.Optional;
  *   <tr><td>{@link #maxCacheSize}</td><td>16 MiB (0 turns the cache off)</td></tr>
  *   <tr><td>{@link #revalidateAfter}</td><td>1 second</td></tr>
  *   <tr><td>{@link #maxRanges}</td><td>16</td></tr>
+ *   <tr><td>{@link #compress}</td><td>on (gzip, for text, JSON, JavaScript, XML, SVG, WebAssembly)</td></tr>
+ *   <tr><td>{@link #compressMinSize}</td><td>1 KiB</td></tr>
+ *   <tr><td>{@link #compressMaxSize}</td><td>8 MiB</td></tr>
  *   <tr><td>{@link #cacheControl}</td><td>none</td></tr>
  *   <tr><td>{@link #invocationType}</td><td>{@code EITHER}</td></tr>
  * </table>
@@ -40,6 +43,9 @@ public final class StaticFilesBuilder {
     long maxCacheSize = 16L * 1024 * 1024;
     Duration revalidateAfter = Duration.ofSeconds(1);
     int maxRanges = 16;
+    boolean compress = true;
+    long compressMinSize = 1024;
+    long compressMaxSize = 8L * 1024 * 1024;
     Optional<String> cacheControl = Optional.empty();
     MimeTypes mimeTypes = MimeTypes.defaults();
     InvocationType invocationType = InvocationType.EITHER;
@@ -147,6 +153,49 @@ public final class StaticFilesBuilder {
             throw new IllegalArgumentException("maxRanges must be at least 1: " + max);
         }
         this.maxRanges = max;
+        return this;
+    }
+
+    /**
+     * Compression on the fly, like nginx's {@code gzip on} and Caddy's {@code encode gzip}: a client that accepts gzip
+     * gets a file of a compressible type (text, JSON, JavaScript, XML and SVG, WebAssembly, TTF/OTF fonts) with
+     * {@code Content-Encoding: gzip}, compressed with {@link java.util.zip.Deflater} at level 6 on a thread that may
+     * block (never a selector), and the result is kept in the cache with the file (it counts toward
+     * {@link #maxCacheSize}) until the file changes. Responses for such files say {@code Vary: Accept-Encoding},
+     * compressed or not; the compressed one has its own ETag (the file's, suffixed {@code -gzip}) and Content-Length.
+     * A precompressed sibling that the client accepts wins. A request with a Range gets ranges of the file itself,
+     * never of bytes compressed on the fly. Brotli and zstd are not made on the fly: the JDK has no encoder for them;
+     * serve {@code .br} siblings for brotli.
+     *
+     * @param enabled whether to compress on the fly
+     * @return this
+     */
+    public StaticFilesBuilder compress(boolean enabled) {
+        this.compress = enabled;
+        return this;
+    }
+
+    /**
+     * @param bytes smaller files are sent as they are (compression would save little), 0 to 64 MiB
+     * @return this
+     */
+    public StaticFilesBuilder compressMinSize(long bytes) {
+        if (bytes < 0 || bytes > 64L * 1024 * 1024) {
+            throw new IllegalArgumentException("compressMinSize must be 0 to 64 MiB: " + bytes);
+        }
+        this.compressMinSize = bytes;
+        return this;
+    }
+
+    /**
+     * @param bytes larger files are sent as they are, zero-copy (a file is compressed whole, in memory), 0 to 1 GiB
+     * @return this
+     */
+    public StaticFilesBuilder compressMaxSize(long bytes) {
+        if (bytes < 0 || bytes > 1L << 30) {
+            throw new IllegalArgumentException("compressMaxSize must be 0 to 1 GiB: " + bytes);
+        }
+        this.compressMaxSize = bytes;
         return this;
     }
 
