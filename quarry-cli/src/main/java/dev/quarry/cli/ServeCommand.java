@@ -47,6 +47,8 @@ final class ServeCommand {
               --listing               list directories without an index.html (default: 403)
               --mime EXT=TYPE[,...]   the Content-Type of an extension, e.g. --mime ts=text/plain (repeatable);
                                       source, config and README-like files are text/plain; charset=utf-8 already
+              --cache-control VALUE   the Cache-Control of files and 304s, e.g. "public, max-age=3600" or
+                                      no-cache (default: none; browsers then guess from Last-Modified)
               --compress, --no-compress   gzip text, JSON, JavaScript, XML, SVG and wasm of 1 KiB to 8 MiB for
                                       clients that accept it, cached (default on); .gz/.br siblings still win;
                                       no brotli or zstd on the fly (the JDK has no encoder for them)
@@ -87,7 +89,8 @@ final class ServeCommand {
             "allow",
             "deny",
             "jmx",
-            "mime");
+            "mime",
+            "cache-control");
     static final Set<String> FLAGS = Set.of("listing", "status", "compress", "no-compress");
 
     private static final String DEMO_DOWNLOAD_RATE = "20KiB/s";
@@ -152,11 +155,20 @@ final class ServeCommand {
 
     /** The file server, from the options of the Files section. */
     private static StaticFiles files(Options options, Path root) {
-        StaticFilesBuilder files = StaticFiles.builder(root).directoryListing(options.flag("listing"));
+        StaticFilesBuilder files = StaticFiles.builder(root)
+                .directoryListing(options.flag("listing"))
+                .listingOffHint("To list directories, start 'quarry serve' with --listing.");
         if (options.flag("compress") && options.flag("no-compress")) {
             throw new Options.UsageException("--compress and --no-compress contradict each other: give one");
         }
         files.compress(!options.flag("no-compress"));
+        if (options.string("cache-control").isPresent()) {
+            try {
+                files.cacheControl(options.string("cache-control").get());
+            } catch (IllegalArgumentException x) {
+                throw new Options.UsageException("--cache-control: " + x.getMessage());
+            }
+        }
         for (String mapping : options.list("mime")) {
             int equals = mapping.indexOf('=');
             if (equals <= 0) {

@@ -140,6 +140,33 @@ class ServeCommandTest {
         assertEquals(text, new String(plain.body(), java.nio.charset.StandardCharsets.UTF_8));
     }
 
+    @Test
+    void cacheControlIsSentWithFiles() throws Exception {
+        Files.writeString(dir.resolve("a.css"), "a{}");
+        serve(
+                dir.toString(),
+                "--port",
+                "0",
+                "--host",
+                "127.0.0.1",
+                "--jmx",
+                "off",
+                "--cache-control",
+                "public, max-age=600");
+        assertEquals(
+                "public, max-age=600",
+                get("/a.css").headers().firstValue("cache-control").orElseThrow());
+    }
+
+    @Test
+    void aDirectoryWithoutIndexSaysHowToListIt() throws Exception {
+        Files.createDirectory(dir.resolve("docs"));
+        serve(dir.toString(), "--port", "0", "--host", "127.0.0.1", "--jmx", "off");
+        HttpResponse<byte[]> forbidden = get("/docs/");
+        assertEquals(403, forbidden.statusCode());
+        assertTrue(new String(forbidden.body()).contains("--listing"), new String(forbidden.body()));
+    }
+
     private HttpResponse<byte[]> gzipRequest(String path) throws Exception {
         return client.send(
                 HttpRequest.newBuilder(server.uri().resolve(path))

@@ -86,6 +86,7 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
     private final FileResolver resolver;
     private final FileCache cache;
     private final String description;
+    private final String noListingHint;
     // The handler a request that needs the file system is dispatched to: the same handling, on a thread that may block.
     private final AsyncHandler fileSystemHandler = new AsyncHandler() {
         @Override
@@ -119,6 +120,10 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
                 builder.compress ? builder.compressMinSize : -1,
                 builder.compressMaxSize);
         this.cache = new FileCache(builder.maxCacheSize);
+        this.noListingHint = "\nThis directory has no index file"
+                + (indexFiles.isEmpty() ? "" : " (" + String.join(", ", indexFiles) + ")")
+                + " and directory listing is off.\n"
+                + builder.listingOffHint.map(hint -> hint + "\n").orElse("");
         this.description = "StaticFiles{" + root + ", index=" + indexFiles + ", listing=" + directoryListing
                 + ", precompressed=" + builder.precompressed + ", gzip="
                 + (builder.compress ? builder.compressMinSize + "-" + builder.compressMaxSize + "B" : "off")
@@ -242,7 +247,7 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
         if (directory == null) {
             error(response, HttpStatus.NOT_FOUND_404, callback);
         } else if (!directoryListing) {
-            error(response, HttpStatus.FORBIDDEN_403, callback);
+            error(response, HttpStatus.FORBIDDEN_403, callback, noListingHint);
         } else {
             list(request, response, callback, directory);
         }
@@ -530,7 +535,12 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
     }
 
     private static void error(Response response, int status, Callback callback) {
-        byte[] body = (status + " " + HttpStatus.reason(status) + "\n").getBytes(StandardCharsets.US_ASCII);
+        error(response, status, callback, "");
+    }
+
+    /** An error with a plain-text body: the status line, then {@code detail} (empty, or lines ending with LF). */
+    private static void error(Response response, int status, Callback callback, String detail) {
+        byte[] body = (status + " " + HttpStatus.reason(status) + "\n" + detail).getBytes(StandardCharsets.UTF_8);
         response.status(status);
         response.headers().remove(HttpHeader.CONTENT_ENCODING);
         response.headers().put(TEXT_PLAIN);

@@ -47,6 +47,7 @@ public final class StaticFilesBuilder {
     long compressMinSize = 1024;
     long compressMaxSize = 8L * 1024 * 1024;
     Optional<String> cacheControl = Optional.empty();
+    Optional<String> listingOffHint = Optional.empty();
     MimeTypes mimeTypes = MimeTypes.defaults();
     InvocationType invocationType = InvocationType.EITHER;
 
@@ -80,6 +81,22 @@ public final class StaticFilesBuilder {
      */
     public StaticFilesBuilder directoryListing(boolean enabled) {
         this.directoryListing = enabled;
+        return this;
+    }
+
+    /**
+     * The 403 for a directory without index file, when listing is off, says so in its body. This adds a line to it,
+     * e.g. how the operator turns listing on: {@code quarry serve} says to start it with {@code --listing}.
+     *
+     * @param hint one line of plain text, without line breaks
+     * @return this
+     */
+    public StaticFilesBuilder listingOffHint(String hint) {
+        Objects.requireNonNull(hint, "hint");
+        if (hint.indexOf('\n') >= 0 || hint.indexOf('\r') >= 0) {
+            throw new IllegalArgumentException("listingOffHint must be one line: '" + hint + "'");
+        }
+        this.listingOffHint = Optional.of(hint);
         return this;
     }
 
@@ -200,11 +217,17 @@ public final class StaticFilesBuilder {
     }
 
     /**
-     * @param value a Cache-Control value sent with files and 304s, e.g. {@code "public, max-age=3600"}
+     * @param value a Cache-Control value sent with files and 304s, e.g. {@code "public, max-age=3600"} or
+     *     {@code "no-cache"} (browsers then revalidate every time and get 304s)
      * @return this
+     * @throws IllegalArgumentException naming the value if it is empty or has a character not allowed in a field value
      */
     public StaticFilesBuilder cacheControl(String value) {
-        this.cacheControl = Optional.of(Objects.requireNonNull(value, "value"));
+        Objects.requireNonNull(value, "value");
+        if (value.isBlank() || value.chars().anyMatch(c -> (c < 0x20 && c != '\t') || c >= 0x7F)) {
+            throw new IllegalArgumentException("not a Cache-Control value: '" + value + "'");
+        }
+        this.cacheControl = Optional.of(value.strip());
         return this;
     }
 

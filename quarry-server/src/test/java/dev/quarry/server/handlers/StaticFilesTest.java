@@ -237,9 +237,48 @@ class StaticFilesTest extends StaticFilesTestSupport {
         int b = page.indexOf("href=\"b.txt\"");
         assertTrue(z > 0 && z < a && a < b, page);
         assertTrue(page.contains("href=\"../\""), "a link to the parent");
-        assertTrue(page.contains(">2</td>"), "the size of b.txt");
+        assertTrue(page.contains("<td class=\"n\" title=\"2 bytes\">2 B</td>"), "the size of b.txt: " + page);
         assertFalse(page.contains("secret"), "hidden files are not listed");
         assertTrue(page.contains("<title>Index of /dir/</title>"), page);
+    }
+
+    @Test
+    void aListingShowsSizesForPeopleWithTheExactCountOnHover() throws Exception {
+        write("dir/one.txt", "1");
+        write("dir/small.bin", new byte[1229]);
+        write("dir/large.bin", new byte[3565158]);
+        start(StaticFiles.builder(root).directoryListing(true));
+        String page = get("/dir/").text();
+        assertTrue(page.contains("title=\"1 byte\">1 B<"), page);
+        assertTrue(page.contains("title=\"1229 bytes\">1.2 KiB<"), page);
+        assertTrue(page.contains("title=\"3565158 bytes\">3.4 MiB<"), page);
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+        "0, 0 B",
+        "1023, 1023 B",
+        "1024, 1.0 KiB",
+        "1536, 1.5 KiB",
+        "1048524, 1023.9 KiB",
+        "1048575, 1.0 MiB",
+        "1073741824, 1.0 GiB",
+        "9223372036854775807, 8.0 EiB"
+    })
+    void humanSizesUseBinaryUnitsWithOneDecimal(long bytes, String expected) {
+        assertEquals(expected, DirectoryListing.humanSize(bytes));
+    }
+
+    @Test
+    void aDirectoryWithoutIndexExplainsWhyItIs403() throws Exception {
+        write("docs/a.txt", "a");
+        start(StaticFiles.builder(root).listingOffHint("Start it with --listing."));
+        Reply reply = get("/docs/").assertFramed();
+        assertEquals(403, reply.status());
+        assertEquals(
+                "403 Forbidden\n\nThis directory has no index file (index.html) and directory listing is off.\n"
+                        + "Start it with --listing.\n",
+                reply.text());
     }
 
     @Test
@@ -306,6 +345,17 @@ class StaticFilesTest extends StaticFilesTestSupport {
         write("a.css", "a");
         start(StaticFiles.builder(root).cacheControl("public, max-age=3600"));
         assertEquals("public, max-age=3600", get("/a.css").header("Cache-Control"));
+        String etag = get("/a.css").header("ETag");
+        assertEquals(
+                "public, max-age=3600", get("/a.css", "If-None-Match: " + etag).header("Cache-Control"));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", " ", "no-cache\r\nSet-Cookie: x=1", "max-age=\u00e9"})
+    void aCacheControlThatIsNotAFieldValueIsRefused(String value) {
+        IllegalArgumentException x = org.junit.jupiter.api.Assertions.assertThrows(
+                IllegalArgumentException.class, () -> StaticFiles.builder(root).cacheControl(value));
+        assertTrue(x.getMessage().contains("Cache-Control"), x.getMessage());
     }
 
     @Test
