@@ -53,10 +53,14 @@ final class ServeCommand {
                                       clients that accept it, cached (default on); .gz/.br siblings still win;
                                       no brotli or zstd on the fly (the JDK has no encoder for them)
 
-            Bandwidth limits (rates like 20MiB/s, 512KiB/s, 100kB/s; all apply together):
+            Bandwidth limits (all apply together; 0 means unlimited):
               --rate RATE             for the whole server
               --client-rate RATE      per client address
-              --request-rate RATE     per request (the demo uses 20KiB/s for /download/)
+              --request-rate RATE     per request (the demo uses 20KiB/s for /download/; 0 lifts it)
+              --burst SIZE            how much each limited bucket lets through at once, above its rate
+                                      (default: a tenth of a second of the rate, at least 32KiB)
+                Rates and sizes are in bytes (never bits), "/s" optional: k = 1000, M = 1000000,
+                G = 10^9; Ki = 1024, Mi = 1024^2, Gi = 1024^3; e.g. 20k, 512KiB/s, 1Mi, 2.5MB/s.
               --max-connections-per-client N   requests in progress per client; beyond, 429 with Retry-After
               --allow CIDR[,CIDR...]  clients never throttled (e.g. 127.0.0.1,10.0.0.0/8)
               --deny CIDR[,CIDR...]   clients refused with 403
@@ -90,7 +94,8 @@ final class ServeCommand {
             "deny",
             "jmx",
             "mime",
-            "cache-control");
+            "cache-control",
+            "burst");
     static final Set<String> FLAGS = Set.of("listing", "status", "compress", "no-compress");
 
     private static final String DEMO_DOWNLOAD_RATE = "20KiB/s";
@@ -115,7 +120,11 @@ final class ServeCommand {
             }
         }
         StaticFiles files = files(options, root);
-        ThrottleLimits limits = limits(options, demo);
+        ThrottleLimits limits = withBurst(options, limits(options, demo));
+        if (!demo && options.string("burst").isPresent() && !hasRate(limits)) {
+            throw new Options.UsageException(
+                    "--burst sets the burst of --rate, --client-rate and --request-rate: give one of them too");
+        }
         // Numbered per server, not per JVM: a second server in one JVM (tests) still calls its first "throttle".
         AtomicInteger throttles = new AtomicInteger();
         if (demo) {
@@ -124,11 +133,14 @@ final class ServeCommand {
             EchoHandler echo = new EchoHandler();
             builder.route("POST /echo", echo);
             builder.route("PUT /echo", echo); // curl -T uploads with PUT
-            ThrottleLimits download = limits.requestRate() > 0
+            // --request-rate replaces the demo's rate for /download/, 0 (unlimited) included.
+            ThrottleLimits download = options.string("request-rate").isPresent()
                     ? limits
-                    : limits.toBuilder()
-                            .requestRate(ThrottleLimits.parseRate(DEMO_DOWNLOAD_RATE))
-                            .build();
+                    : withBurst(
+                            options,
+                            limits.toBuilder()
+                                    .requestRate(ThrottleLimits.parseRate(DEMO_DOWNLOAD_RATE))
+                                    .build());
             Throttle throttle = throttle(builder, download, throttles);
             // A route ending in * gives StaticFiles the rest of the path: this instance is rooted at download/.
             StaticFiles downloads =
@@ -196,6 +208,34 @@ final class ServeCommand {
         options.string("allow").ifPresent(allow -> limits.allow(addresses(allow, "allow")));
         options.string("deny").ifPresent(deny -> limits.deny(addresses(deny, "deny")));
         return limits.build();
+    }
+
+    /** The limits with --burst, if given, as the capacity of every bucket that has a rate. */
+    private static ThrottleLimits withBurst(Options options, ThrottleLimits limits) {
+        if (options.string("burst").isEmpty()) {
+            return limits;
+        }
+        String value = options.string("burst").get();
+        try {
+            long burst = ThrottleLimits.parseSize(value);
+            ThrottleLimits.Builder builder = limits.toBuilder();
+            if (limits.globalRate() > 0) {
+                builder.globalBurst(burst);
+            }
+            if (limits.clientRate() > 0) {
+                builder.clientBurst(burst);
+            }
+            if (limits.requestRate() > 0) {
+                builder.requestBurst(burst);
+            }
+            return builder.build();
+        } catch (IllegalArgumentException x) {
+            throw new Options.UsageException("--burst: " + x.getMessage());
+        }
+    }
+
+    private static boolean hasRate(ThrottleLimits limits) {
+        return limits.globalRate() > 0 || limits.clientRate() > 0 || limits.requestRate() > 0;
     }
 
     private static long rate(String value, String option) {

@@ -167,6 +167,55 @@ class ServeCommandTest {
         assertTrue(new String(forbidden.body()).contains("--listing"), new String(forbidden.body()));
     }
 
+    @Test
+    void theDemoThrottlesDownloadsUnlessRequestRateIsZero() throws Exception {
+        serve("--port", "0", "--host", "127.0.0.1", "--jmx", "off");
+        assertTrue(status().contains("\"limits\":\"20 KiB/s per request (burst 32 KiB)\""), status());
+        server.stop();
+
+        serve("--port", "0", "--host", "127.0.0.1", "--jmx", "off", "--request-rate", "0");
+        assertTrue(status().contains("\"throttle\":{\"limits\":\"none\""), status());
+        assertEquals(204800, get("/download/200k.bin").body().length);
+    }
+
+    @Test
+    void burstTakesTheUnitsOfRatesAndAppliesToEveryLimitedBucket() throws Exception {
+        serve(
+                dir.toString(),
+                "--port",
+                "0",
+                "--host",
+                "127.0.0.1",
+                "--jmx",
+                "off",
+                "--status",
+                "--rate",
+                "1Mi",
+                "--request-rate",
+                "20k",
+                "--burst",
+                "64k");
+        assertTrue(status().contains("1 MiB/s in all (burst 64 kB), 20 kB/s per request (burst 64 kB)"), status());
+    }
+
+    @Test
+    void burstWithoutARateAndRatesInBitsAreUsageErrors() {
+        Options.UsageException burst = assertThrows(
+                Options.UsageException.class,
+                () -> ServeCommand.build(Options.parse(
+                        List.of(dir.toString(), "--burst", "64k"), ServeCommand.OPTIONS, ServeCommand.FLAGS)));
+        assertTrue(burst.getMessage().contains("--rate"), burst.getMessage());
+        Options.UsageException bits = assertThrows(
+                Options.UsageException.class,
+                () -> ServeCommand.build(Options.parse(
+                        List.of(dir.toString(), "--rate", "8Mb/s"), ServeCommand.OPTIONS, ServeCommand.FLAGS)));
+        assertTrue(bits.getMessage().startsWith("--rate: '8Mb/s' looks like bits"), bits.getMessage());
+    }
+
+    private String status() throws Exception {
+        return new String(get("/quarry/status.json").body(), java.nio.charset.StandardCharsets.UTF_8);
+    }
+
     private HttpResponse<byte[]> gzipRequest(String path) throws Exception {
         return client.send(
                 HttpRequest.newBuilder(server.uri().resolve(path))
