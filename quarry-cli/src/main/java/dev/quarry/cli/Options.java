@@ -14,6 +14,8 @@ import java.util.Set;
  */
 final class Options {
     private final Map<String, String> values = new LinkedHashMap<>();
+    // Every value of options given more than once (values keeps the last).
+    private final Map<String, List<String>> repeated = new LinkedHashMap<>();
     private final List<String> positional = new ArrayList<>();
 
     private Options() {}
@@ -57,6 +59,7 @@ final class Options {
                     value = args.get(++i);
                 }
                 options.values.put(name, value);
+                options.repeated.computeIfAbsent(name, n -> new ArrayList<>()).add(value);
             } else {
                 throw new UsageException("unknown option --" + name);
             }
@@ -84,6 +87,19 @@ final class Options {
 
     Optional<String> string(String name) {
         return Optional.ofNullable(values.get(name));
+    }
+
+    /** @return every value given to a repeatable option, in order, each split at commas; empty if none */
+    List<String> list(String name) {
+        List<String> all = new ArrayList<>();
+        for (String value : repeated.getOrDefault(name, List.of())) {
+            for (String part : value.split(",")) {
+                if (!part.isBlank()) {
+                    all.add(part.strip());
+                }
+            }
+        }
+        return all;
     }
 
     int integer(String name, int defaultValue, int min, int max) {

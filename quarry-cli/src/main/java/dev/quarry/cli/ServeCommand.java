@@ -5,6 +5,7 @@ import dev.quarry.server.ServerBuilder;
 import dev.quarry.server.ServerStatus;
 import dev.quarry.server.StatusContributor;
 import dev.quarry.server.handlers.StaticFiles;
+import dev.quarry.server.handlers.StaticFilesBuilder;
 import dev.quarry.server.handlers.Throttle;
 import dev.quarry.server.handlers.ThrottleHandler;
 import dev.quarry.server.handlers.ThrottleLimits;
@@ -45,11 +46,22 @@ final class ServeCommand {
 
             Files:
               --listing               list directories without an index.html (default: 403)
+              --mime EXT=TYPE[,...]   the Content-Type of an extension, e.g. --mime ts=text/plain (repeatable);
+                                      source, config and README-like files are text/plain; charset=utf-8 already
+              --cache-control VALUE   the Cache-Control of files and 304s, e.g. "public, max-age=3600" or
+                                      no-cache (default: none; browsers then guess from Last-Modified)
+              --compress, --no-compress   gzip text, JSON, JavaScript, XML, SVG and wasm of 1 KiB to 8 MiB for
+                                      clients that accept it, cached (default on); .gz/.br siblings still win;
+                                      no brotli or zstd on the fly (the JDK has no encoder for them)
 
-            Bandwidth limits (rates like 20MiB/s, 512KiB/s, 100kB/s; all apply together):
+            Bandwidth limits (all apply together; 0 means unlimited):
               --rate RATE             for the whole server
               --client-rate RATE      per client address
-              --request-rate RATE     per request (the demo uses 20KiB/s for /download/)
+              --request-rate RATE     per request (the demo uses 20KiB/s for /download/; 0 lifts it)
+              --burst SIZE            how much each limited bucket lets through at once, above its rate
+                                      (default: a tenth of a second of the rate, at least 32KiB)
+                Rates and sizes are in bytes (never bits), "/s" optional: k = 1000, M = 1000000,
+                G = 10^9; Ki = 1024, Mi = 1024^2, Gi = 1024^3; e.g. 20k, 512KiB/s, 1Mi, 2.5MB/s.
               --max-connections-per-client N   requests in progress per client; beyond, 429 with Retry-After
               --allow CIDR[,CIDR...]  clients never throttled (e.g. 127.0.0.1,10.0.0.0/8)
               --deny CIDR[,CIDR...]   clients refused with 403
@@ -92,8 +104,11 @@ final class ServeCommand {
             "deny",
             "jmx",
             "access-log",
-            "access-log-format");
-    static final Set<String> FLAGS = Set.of("listing", "status");
+            "access-log-format",
+            "mime",
+            "cache-control",
+            "burst");
+    static final Set<String> FLAGS = Set.of("listing", "status", "compress", "no-compress");
 
     private static final String DEMO_DOWNLOAD_RATE = "20KiB/s";
 
@@ -116,10 +131,12 @@ final class ServeCommand {
                 throw new Options.UsageException("not a directory: " + root);
             }
         }
-        StaticFiles files = StaticFiles.builder(root)
-                .directoryListing(options.flag("listing"))
-                .build();
-        ThrottleLimits limits = limits(options, demo);
+        StaticFiles files = files(options, root);
+        ThrottleLimits limits = withBurst(options, limits(options, demo));
+        if (!demo && options.string("burst").isPresent() && !hasRate(limits)) {
+            throw new Options.UsageException(
+                    "--burst sets the burst of --rate, --client-rate and --request-rate: give one of them too");
+        }
         // Numbered per server, not per JVM: a second server in one JVM (tests) still calls its first "throttle".
         AtomicInteger throttles = new AtomicInteger();
         if (demo) {
@@ -128,11 +145,14 @@ final class ServeCommand {
             EchoHandler echo = new EchoHandler();
             builder.route("POST /echo", echo);
             builder.route("PUT /echo", echo); // curl -T uploads with PUT
-            ThrottleLimits download = limits.requestRate() > 0
+            // --request-rate replaces the demo's rate for /download/, 0 (unlimited) included.
+            ThrottleLimits download = options.string("request-rate").isPresent()
                     ? limits
-                    : limits.toBuilder()
-                            .requestRate(ThrottleLimits.parseRate(DEMO_DOWNLOAD_RATE))
-                            .build();
+                    : withBurst(
+                            options,
+                            limits.toBuilder()
+                                    .requestRate(ThrottleLimits.parseRate(DEMO_DOWNLOAD_RATE))
+                                    .build());
             Throttle throttle = throttle(builder, download, throttles);
             // A route ending in * gives StaticFiles the rest of the path: this instance is rooted at download/.
             StaticFiles downloads =
@@ -174,6 +194,38 @@ final class ServeCommand {
         return "Serving " + what + " over " + protocols;
     }
 
+    /** The file server, from the options of the Files section. */
+    private static StaticFiles files(Options options, Path root) {
+        StaticFilesBuilder files = StaticFiles.builder(root)
+                .directoryListing(options.flag("listing"))
+                .listingOffHint("To list directories, start 'quarry serve' with --listing.");
+        if (options.flag("compress") && options.flag("no-compress")) {
+            throw new Options.UsageException("--compress and --no-compress contradict each other: give one");
+        }
+        files.compress(!options.flag("no-compress"));
+        if (options.string("cache-control").isPresent()) {
+            try {
+                files.cacheControl(options.string("cache-control").get());
+            } catch (IllegalArgumentException x) {
+                throw new Options.UsageException("--cache-control: " + x.getMessage());
+            }
+        }
+        for (String mapping : options.list("mime")) {
+            int equals = mapping.indexOf('=');
+            if (equals <= 0) {
+                throw new Options.UsageException("--mime takes EXT=TYPE, e.g. ts=text/plain, not '" + mapping + "'");
+            }
+            String extension = mapping.substring(0, equals).strip();
+            try {
+                files.mimeType(
+                        extension.startsWith(".") ? extension.substring(1) : extension, mapping.substring(equals + 1));
+            } catch (IllegalArgumentException x) {
+                throw new Options.UsageException("--mime " + mapping + ": " + x.getMessage());
+            }
+        }
+        return files.build();
+    }
+
     private static ThrottleLimits limits(Options options, boolean demo) {
         ThrottleLimits.Builder limits = ThrottleLimits.builder();
         options.string("rate").ifPresent(rate -> limits.globalRate(rate(rate, "rate")));
@@ -185,6 +237,34 @@ final class ServeCommand {
         options.string("allow").ifPresent(allow -> limits.allow(addresses(allow, "allow")));
         options.string("deny").ifPresent(deny -> limits.deny(addresses(deny, "deny")));
         return limits.build();
+    }
+
+    /** The limits with --burst, if given, as the capacity of every bucket that has a rate. */
+    private static ThrottleLimits withBurst(Options options, ThrottleLimits limits) {
+        if (options.string("burst").isEmpty()) {
+            return limits;
+        }
+        String value = options.string("burst").get();
+        try {
+            long burst = ThrottleLimits.parseSize(value);
+            ThrottleLimits.Builder builder = limits.toBuilder();
+            if (limits.globalRate() > 0) {
+                builder.globalBurst(burst);
+            }
+            if (limits.clientRate() > 0) {
+                builder.clientBurst(burst);
+            }
+            if (limits.requestRate() > 0) {
+                builder.requestBurst(burst);
+            }
+            return builder.build();
+        } catch (IllegalArgumentException x) {
+            throw new Options.UsageException("--burst: " + x.getMessage());
+        }
+    }
+
+    private static boolean hasRate(ThrottleLimits limits) {
+        return limits.globalRate() > 0 || limits.clientRate() > 0 || limits.requestRate() > 0;
     }
 
     private static long rate(String value, String option) {

@@ -92,6 +92,151 @@ class ServeCommandTest {
     }
 
     @Test
+    void mimeMapsExtensionsRepeatedOrCommaSeparated() throws Exception {
+        Files.writeString(dir.resolve("app.ts"), "let x = 1;");
+        Files.writeString(dir.resolve("page.tmpl"), "<p>");
+        Files.writeString(dir.resolve("data.bin"), "x");
+        Files.writeString(dir.resolve("main.py"), "print()");
+        serve(
+                dir.toString(),
+                "--port",
+                "0",
+                "--host",
+                "127.0.0.1",
+                "--jmx",
+                "off",
+                "--mime",
+                "ts=text/plain",
+                "--mime=.tmpl=text/html,bin=application/x-thing");
+
+        assertEquals("text/plain; charset=utf-8", contentType("/app.ts"));
+        assertEquals("text/html; charset=utf-8", contentType("/page.tmpl"));
+        assertEquals("application/x-thing", contentType("/data.bin"));
+        assertEquals("text/plain; charset=utf-8", contentType("/main.py"), "built in");
+    }
+
+    @Test
+    void aBadMimeMappingNamesIt() {
+        for (String bad : List.of("ts", "ts=plain", "a/b=text/plain")) {
+            Options.UsageException x = assertThrows(
+                    Options.UsageException.class,
+                    () -> ServeCommand.build(Options.parse(
+                            List.of(dir.toString(), "--mime", bad), ServeCommand.OPTIONS, ServeCommand.FLAGS)));
+            assertTrue(x.getMessage().startsWith("--mime"), x.getMessage());
+            assertTrue(x.getMessage().contains(bad.substring(bad.indexOf('=') + 1)), x.getMessage());
+        }
+    }
+
+    @Test
+    void textIsGzippedForClientsThatAcceptItUnlessNoCompress() throws Exception {
+        String text = "a line of text\n".repeat(200);
+        Files.writeString(dir.resolve("notes.txt"), text);
+        serve(dir.toString(), "--port", "0", "--host", "127.0.0.1", "--jmx", "off");
+        assertEquals(
+                "gzip",
+                gzipRequest("/notes.txt")
+                        .headers()
+                        .firstValue("content-encoding")
+                        .orElseThrow());
+        server.stop();
+
+        serve(dir.toString(), "--port", "0", "--host", "127.0.0.1", "--jmx", "off", "--no-compress");
+        HttpResponse<byte[]> plain = gzipRequest("/notes.txt");
+        assertTrue(
+                plain.headers().firstValue("content-encoding").isEmpty(),
+                plain.headers().toString());
+        assertEquals(text, new String(plain.body(), java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void cacheControlIsSentWithFiles() throws Exception {
+        Files.writeString(dir.resolve("a.css"), "a{}");
+        serve(
+                dir.toString(),
+                "--port",
+                "0",
+                "--host",
+                "127.0.0.1",
+                "--jmx",
+                "off",
+                "--cache-control",
+                "public, max-age=600");
+        assertEquals(
+                "public, max-age=600",
+                get("/a.css").headers().firstValue("cache-control").orElseThrow());
+    }
+
+    @Test
+    void aDirectoryWithoutIndexSaysHowToListIt() throws Exception {
+        Files.createDirectory(dir.resolve("docs"));
+        serve(dir.toString(), "--port", "0", "--host", "127.0.0.1", "--jmx", "off");
+        HttpResponse<byte[]> forbidden = get("/docs/");
+        assertEquals(403, forbidden.statusCode());
+        assertTrue(new String(forbidden.body()).contains("--listing"), new String(forbidden.body()));
+    }
+
+    @Test
+    void theDemoThrottlesDownloadsUnlessRequestRateIsZero() throws Exception {
+        serve("--port", "0", "--host", "127.0.0.1", "--jmx", "off");
+        assertTrue(status().contains("\"limits\":\"20 KiB/s per request (burst 32 KiB)\""), status());
+        server.stop();
+
+        serve("--port", "0", "--host", "127.0.0.1", "--jmx", "off", "--request-rate", "0");
+        assertTrue(status().contains("\"throttle\":{\"limits\":\"none\""), status());
+        assertEquals(204800, get("/download/200k.bin").body().length);
+    }
+
+    @Test
+    void burstTakesTheUnitsOfRatesAndAppliesToEveryLimitedBucket() throws Exception {
+        serve(
+                dir.toString(),
+                "--port",
+                "0",
+                "--host",
+                "127.0.0.1",
+                "--jmx",
+                "off",
+                "--status",
+                "--rate",
+                "1Mi",
+                "--request-rate",
+                "20k",
+                "--burst",
+                "64k");
+        assertTrue(status().contains("1 MiB/s in all (burst 64 kB), 20 kB/s per request (burst 64 kB)"), status());
+    }
+
+    @Test
+    void burstWithoutARateAndRatesInBitsAreUsageErrors() {
+        Options.UsageException burst = assertThrows(
+                Options.UsageException.class,
+                () -> ServeCommand.build(Options.parse(
+                        List.of(dir.toString(), "--burst", "64k"), ServeCommand.OPTIONS, ServeCommand.FLAGS)));
+        assertTrue(burst.getMessage().contains("--rate"), burst.getMessage());
+        Options.UsageException bits = assertThrows(
+                Options.UsageException.class,
+                () -> ServeCommand.build(Options.parse(
+                        List.of(dir.toString(), "--rate", "8Mb/s"), ServeCommand.OPTIONS, ServeCommand.FLAGS)));
+        assertTrue(bits.getMessage().startsWith("--rate: '8Mb/s' looks like bits"), bits.getMessage());
+    }
+
+    private String status() throws Exception {
+        return new String(get("/quarry/status.json").body(), java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    private HttpResponse<byte[]> gzipRequest(String path) throws Exception {
+        return client.send(
+                HttpRequest.newBuilder(server.uri().resolve(path))
+                        .header("Accept-Encoding", "gzip")
+                        .build(),
+                HttpResponse.BodyHandlers.ofByteArray());
+    }
+
+    private String contentType(String path) throws Exception {
+        return get(path).headers().firstValue("content-type").orElseThrow();
+    }
+
+    @Test
     void badOptionsNameTheOptionAndTheValue() {
         Options.UsageException rate = assertThrows(
                 Options.UsageException.class,

@@ -42,8 +42,13 @@ public final class UriCompliance extends ComplianceMode<UriCompliance.Violation>
          * {@code ..} by servers that strip parameters first (RFC 3986 §3.3).
          */
         DOT_SEGMENT_WITH_PARAMETER("RFC 3986 §3.3", "a dot segment followed by a ;parameter, e.g. /..;/"),
-        /** {@code %25}: decodes to {@code %}, which a second decoding by another component would read again. */
-        ENCODED_PERCENT("RFC 3986 §2.4", "an encoded percent sign %25 in the path"),
+        /**
+         * {@code %25} followed by two hex digits, e.g. {@code %2541}: decodes to {@code %41}, which a second decoding
+         * by another component would read as {@code A} (RFC 3986 §2.4: never decode twice). A {@code %25} that is not
+         * followed by two hex digits ({@code /100%25.txt}) decodes to a {@code %} that no decoding reads again, so it
+         * is not ambiguous and always accepted.
+         */
+        ENCODED_PERCENT("RFC 3986 §2.4", "an encoded percent sign %25 followed by two hex digits, e.g. %2541"),
         /** An encoded control character {@code %01}-{@code %1F} or {@code %7F} (never NUL). */
         ENCODED_CONTROL_CHARACTER("RFC 3986 §2.1", "an encoded control character, e.g. %0A, in the path"),
         /**
@@ -76,7 +81,7 @@ public final class UriCompliance extends ComplianceMode<UriCompliance.Violation>
 
     /**
      * Also allows what browsers and old clients send without ambiguity for this server: raw {@code " < > [ ] ^ ` { | }}
-     * and {@code %25}.
+     * and {@code %25} before two hex digits (a file named {@code 50%41.txt}).
      */
     public static final UriCompliance LEGACY =
             new UriCompliance("LEGACY", EnumSet.of(Violation.ILLEGAL_PATH_CHARACTER, Violation.ENCODED_PERCENT));

@@ -117,6 +117,7 @@ public final class UriPath {
         int n = 0;
         boolean encodedDot = false;
         boolean nonAscii = false;
+        boolean encodedPercent = false;
         for (int i = from; i < to; i++) {
             char c = raw.charAt(i);
             if (c == '%') {
@@ -128,6 +129,7 @@ public final class UriPath {
                 int b = hi << 4 | lo;
                 checkDecoded(b, raw, compliance);
                 encodedDot |= b == '.';
+                encodedPercent |= b == '%';
                 nonAscii |= b >= 0x80;
                 bytes[n++] = (byte) b;
                 i += 2;
@@ -135,6 +137,9 @@ public final class UriPath {
                 checkRaw(c, raw, compliance);
                 bytes[n++] = (byte) c;
             }
+        }
+        if (encodedPercent) {
+            checkEncodedPercent(bytes, n, raw, compliance);
         }
         String text;
         if (!nonAscii) {
@@ -160,6 +165,22 @@ public final class UriPath {
         return c < 128 ? c : 0;
     }
 
+    /**
+     * A decoded {@code %} (only {@code %25} makes one: a raw {@code %} always starts an escape) is ambiguous when two
+     * hex digits follow it, since a second decoding would turn them into another character.
+     */
+    private static void checkEncodedPercent(byte[] bytes, int n, String raw, UriCompliance compliance) {
+        for (int j = 0; j + 2 < n; j++) {
+            if (bytes[j] == '%' && HttpChars.hexValue(bytes[j + 1]) >= 0 && HttpChars.hexValue(bytes[j + 2]) >= 0) {
+                check(
+                        compliance,
+                        UriCompliance.Violation.ENCODED_PERCENT,
+                        "encoded percent %25 before two hex digits",
+                        raw);
+            }
+        }
+    }
+
     private static void checkDecoded(int b, String raw, UriCompliance compliance) {
         if (b == 0) {
             throw new BadMessageException("encoded NUL in path: " + HttpChars.quote(raw));
@@ -167,7 +188,6 @@ public final class UriPath {
         switch (b) {
             case '/' -> check(compliance, UriCompliance.Violation.ENCODED_SLASH, "encoded slash %2F", raw);
             case '\\' -> check(compliance, UriCompliance.Violation.BACKSLASH, "encoded backslash %5C", raw);
-            case '%' -> check(compliance, UriCompliance.Violation.ENCODED_PERCENT, "encoded percent %25", raw);
             default -> {
                 if (b < 0x20 || b == 0x7F) {
                     check(

@@ -34,6 +34,10 @@ class UriPathTest {
                 Arguments.of("/%E2%82%AC", "/\u20ac"),
                 Arguments.of("/%F0%9F%98%80", "/\ud83d\ude00"),
                 Arguments.of("/a%20b", "/a b"),
+                Arguments.of("/100%25.txt", "/100%.txt"),
+                Arguments.of("/100%25", "/100%"),
+                Arguments.of("/50%25off/%25%25", "/50%off/%%"),
+                Arguments.of("/%25G1/%254/%25", "/%G1/%4/%"),
                 Arguments.of("/%41%62", "/Ab"),
                 Arguments.of("/a:b@c!$&'()*+,;=-._~", "/a:b@c!$&'()*+,;=-._~"));
     }
@@ -60,7 +64,10 @@ class UriPathTest {
                 Arguments.of("/a\u0000b", "invalid character NUL"),
                 Arguments.of("/a%0Ab", "encoded control character LF"),
                 Arguments.of("/a%7F", "encoded control character 0x7F"),
-                Arguments.of("/a%25b", "encoded percent %25"),
+                Arguments.of("/a%2541", "encoded percent %25 before two hex digits"),
+                Arguments.of("/a%25ff.txt", "encoded percent %25 before two hex digits"),
+                Arguments.of("/a%25%34%31", "encoded percent %25 before two hex digits"),
+                Arguments.of("/a%25%2541", "encoded percent %25 before two hex digits"),
                 Arguments.of("/..;/admin", "dot segment with parameter"),
                 Arguments.of("/a/.;x/b", "dot segment with parameter"),
                 Arguments.of("/..", "climbs above the root"),
@@ -114,7 +121,7 @@ class UriPathTest {
                 "/a/b", UriPath.decode("/a%2Fb", UriCompliance.STRICT.with(UriCompliance.Violation.ENCODED_SLASH)));
         assertEquals("/a\\b", UriPath.decode("/a%5Cb", UriCompliance.STRICT.with(UriCompliance.Violation.BACKSLASH)));
         assertEquals("/a\\b", UriPath.decode("/a\\b", UriCompliance.STRICT.with(UriCompliance.Violation.BACKSLASH)));
-        assertEquals("/a%b", UriPath.decode("/a%25b", UriCompliance.LEGACY));
+        assertEquals("/a%41", UriPath.decode("/a%2541", UriCompliance.LEGACY));
         assertEquals("/a{b}", UriPath.decode("/a{b}", UriCompliance.LEGACY));
         assertEquals(
                 "/a\nb",

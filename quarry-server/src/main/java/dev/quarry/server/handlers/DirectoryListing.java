@@ -16,7 +16,8 @@ import java.util.Locale;
 
 /**
  * Renders a directory as an HTML page, like nginx's autoindex: directories first, then files, each sorted by name,
- * with sizes in bytes and modification dates in UTC.
+ * with sizes readable by people ({@code 1.2 KiB}, {@code 3.4 MiB}; the exact count of bytes in the title that shows on
+ * hover) and modification dates in UTC.
  *
  * <p>Escaping: every name is percent-encoded in its link (all but the unreserved characters of RFC 3986, so a name
  * such as {@code javascript:x} stays a relative link) and HTML-escaped in its text, as is the title. Entries that could
@@ -79,11 +80,18 @@ final class DirectoryListing {
                     .append("\">")
                     .append(escapeHtml(entry.name()))
                     .append(suffix)
-                    .append("</a></td><td class=\"n\">")
-                    .append(entry.directory() ? "-" : Long.toString(entry.size()))
-                    .append("</td><td>")
-                    .append(entry.modified())
-                    .append("</td></tr>\n");
+                    .append("</a></td>");
+            if (entry.directory()) {
+                html.append("<td class=\"n\">-</td><td>");
+            } else {
+                html.append("<td class=\"n\" title=\"")
+                        .append(entry.size())
+                        .append(entry.size() == 1 ? " byte" : " bytes")
+                        .append("\">")
+                        .append(humanSize(entry.size()))
+                        .append("</td><td>");
+            }
+            html.append(entry.modified()).append("</td></tr>\n");
         }
         html.append("</table>\n");
         if (truncated) {
@@ -119,6 +127,26 @@ final class DirectoryListing {
         } catch (IOException x) {
             return null; // a broken link, or gone since the directory was read
         }
+    }
+
+    /**
+     * @param bytes a size
+     * @return it in bytes below 1 KiB, else with one decimal in the largest binary unit that keeps it at least 1:
+     *     {@code 512 B}, {@code 1.2 KiB}, {@code 3.4 MiB}, {@code 1.0 GiB}
+     */
+    static String humanSize(long bytes) {
+        if (bytes < 1024) {
+            return bytes + " B";
+        }
+        String[] units = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+        int unit = 0;
+        double value = bytes / 1024.0;
+        // Round first, so that 1048575 bytes show as 1.0 MiB rather than 1024.0 KiB.
+        while (unit < units.length - 1 && Math.round(value * 10) >= 1024 * 10) {
+            value /= 1024;
+            unit++;
+        }
+        return String.format(Locale.ROOT, "%.1f %s", value, units[unit]);
     }
 
     /** Percent-encodes all but RFC 3986 unreserved characters, as UTF-8. */

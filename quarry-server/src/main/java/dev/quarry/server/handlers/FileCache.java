@@ -110,6 +110,22 @@ final class FileCache {
         }
     }
 
+    /**
+     * Replaces {@code old} with {@code updated}, a version of it with more content (its compression), unless the key
+     * now holds another resource (the file changed meanwhile); adds it if the key was evicted.
+     */
+    void replace(StaticResource old, StaticResource updated) {
+        lock.lock();
+        try {
+            Slot slot = slots.get(old.key);
+            if (slot == null || slot.resource == old) {
+                put(updated);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Removes the entry of the key if it still holds {@code resource} (the file is gone or changed). */
     void remove(StaticResource resource) {
         lock.lock();

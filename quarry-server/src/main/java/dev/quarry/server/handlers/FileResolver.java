@@ -39,12 +39,17 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class FileResolver {
     private static final System.Logger LOG = System.getLogger(FileResolver.class.getName());
+    private static final String TEXT_PLAIN = "text/plain; charset=utf-8";
+    // How much of a file without extension is read to tell text from binary.
+    private static final int SNIFF_LENGTH = 1024;
 
     private final Path root;
     private final boolean serveHidden;
     private final boolean precompressed;
     private final int maxCachedFileSize;
     private final MimeTypes mimeTypes;
+    private final long compressMinSize;
+    private final long compressMaxSize;
     private final Map<String, PreEncodedHttpField> contentTypes = new ConcurrentHashMap<>();
 
     /**
@@ -53,13 +58,24 @@ final class FileResolver {
      * @param precompressed whether to look for {@code .br} and {@code .gz} siblings
      * @param maxCachedFileSize files up to this size get their bytes read into the resource; -1 for none
      * @param mimeTypes the Content-Type table
+     * @param compressMinSize files of a compressible type from this size are compressed on the fly; -1 for none
+     * @param compressMaxSize ... up to this size
      */
-    FileResolver(Path root, boolean serveHidden, boolean precompressed, int maxCachedFileSize, MimeTypes mimeTypes) {
+    FileResolver(
+            Path root,
+            boolean serveHidden,
+            boolean precompressed,
+            int maxCachedFileSize,
+            MimeTypes mimeTypes,
+            long compressMinSize,
+            long compressMaxSize) {
         this.root = root;
         this.serveHidden = serveHidden;
         this.precompressed = precompressed;
         this.maxCachedFileSize = maxCachedFileSize;
         this.mimeTypes = mimeTypes;
+        this.compressMinSize = compressMinSize;
+        this.compressMaxSize = compressMaxSize;
     }
 
     /** @return the root's real path */
@@ -156,16 +172,42 @@ final class FileResolver {
         Representation identity = Representation.of(real, attributes, null);
         Representation gzip = precompressed ? sibling(real, ".gz", "gzip", identity) : null;
         Representation brotli = precompressed ? sibling(real, ".br", "br", identity) : null;
-        StaticResource fresh = new StaticResource(key, contentType(key), identity, gzip, brotli, now);
-        if (previous != null && previous.sameFilesAs(fresh)) {
+        if (previous != null && previous.sameFilesAs(identity, gzip, brotli)) {
             previous.checkedNanos = now;
             return previous;
         }
-        if (maxCachedFileSize < 0) {
-            return fresh;
+        if (maxCachedFileSize >= 0) {
+            identity = withContent(identity);
+            gzip = withContent(gzip);
+            brotli = withContent(brotli);
         }
-        return new StaticResource(
-                key, fresh.contentType, withContent(identity), withContent(gzip), withContent(brotli), now);
+        PreEncodedHttpField contentType = contentType(key, identity);
+        boolean compressible = compressMinSize >= 0
+                && identity.size >= compressMinSize
+                && identity.size <= compressMaxSize
+                && MimeTypes.isCompressible(contentType.value());
+        return new StaticResource(key, contentType, identity, gzip, brotli, compressible, null, now);
+    }
+
+    /**
+     * Reads a whole file, on a thread that may block.
+     *
+     * @param representation the file
+     * @return its bytes, or null if its size is not the one cached (it changed)
+     * @throws IOException if it cannot be read
+     */
+    static byte[] read(Representation representation) throws IOException {
+        try (FileChannel channel =
+                FileChannel.open(representation.path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+            ByteBuffer buffer = ByteBuffer.allocate(Math.toIntExact(representation.size + 1));
+            while (buffer.hasRemaining() && channel.read(buffer) >= 0) {
+                // read until full or the end of the file
+            }
+            if (buffer.position() != representation.size) {
+                return null;
+            }
+            return Arrays.copyOf(buffer.array(), (int) representation.size);
+        }
     }
 
     /**
@@ -249,30 +291,46 @@ final class FileResolver {
         if (representation == null || representation.size > maxCachedFileSize) {
             return representation;
         }
-        try (FileChannel channel =
-                FileChannel.open(representation.path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
-            ByteBuffer buffer = ByteBuffer.allocate((int) representation.size + 1);
-            while (buffer.hasRemaining() && channel.read(buffer) >= 0) {
-                // read until full or the end of the file
-            }
-            if (buffer.position() != representation.size) {
-                return representation; // changed while being read: serve it from the file, cache it next time
-            }
-            return representation.withContent(Arrays.copyOf(buffer.array(), (int) representation.size));
+        try {
+            byte[] bytes = read(representation);
+            // null: changed while being read; serve it from the file, cache it next time
+            return bytes == null ? representation : representation.withContent(bytes);
         } catch (IOException x) {
             LOG.log(Level.DEBUG, () -> "cannot read " + representation.path + ": " + x);
             return representation;
         }
     }
 
-    private PreEncodedHttpField contentType(String key) {
-        String type = mimeTypes.contentType(key);
+    /** The type of the name; for a name without extension that is not known, from the first bytes of the file. */
+    private PreEncodedHttpField contentType(String key, Representation identity) {
+        String type = mimeTypes.knownType(key);
+        if (type == null) {
+            type = MimeTypes.hasNoExtension(key) && looksLikeText(identity) ? TEXT_PLAIN : MimeTypes.DEFAULT_TYPE;
+        }
         return contentTypes.computeIfAbsent(type, t -> new PreEncodedHttpField(HttpHeader.CONTENT_TYPE, t));
+    }
+
+    private static boolean looksLikeText(Representation identity) {
+        if (identity.content != null) {
+            return MimeTypes.looksLikeText(identity.content, Math.min(identity.content.length, SNIFF_LENGTH));
+        }
+        try (FileChannel channel =
+                FileChannel.open(identity.path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+            ByteBuffer sample = ByteBuffer.allocate(SNIFF_LENGTH);
+            while (sample.hasRemaining() && channel.read(sample) >= 0) {
+                // read until full or the end of the file
+            }
+            return MimeTypes.looksLikeText(sample.array(), sample.position());
+        } catch (IOException x) {
+            LOG.log(Level.DEBUG, () -> "cannot read " + identity.path + ": " + x);
+            return false;
+        }
     }
 
     @Override
     public String toString() {
         return "FileResolver{" + root + (serveHidden ? ", hidden served" : "")
-                + (precompressed ? ", precompressed" : "") + "}";
+                + (precompressed ? ", precompressed" : "")
+                + (compressMinSize >= 0 ? ", gzip " + compressMinSize + "-" + compressMaxSize + "B" : "") + "}";
     }
 }

@@ -15,10 +15,11 @@ import java.util.concurrent.TimeUnit;
  * One file that can answer a request: the file itself, or a precompressed sibling ({@code .br}, {@code .gz}) with its
  * content coding. Holds its validators, pre-encoded, and its bytes when small enough to be cached.
  *
- * <p>The entity tag is strong, {@code "<size hex>-<mtime ns hex>[-br|-gz]"}: strong because byte ranges and If-Range
- * need a strong validator (RFC 9110 §13.1.5) and the bytes served are exactly the file's; derived from size and
- * modification time like nginx's, so that no content is hashed; the coding suffix gives each representation its own
- * tag (§8.8.3). Caveat, shared with nginx: a change that keeps both size and modification time (to the nanosecond, on
+ * <p>The entity tag is strong, {@code "<size hex>-<mtime ns hex>[-br|-gz|-gzip]"}: strong because byte ranges and
+ * If-Range need a strong validator (RFC 9110 §13.1.5) and the bytes served are exactly the file's; derived from size
+ * and modification time like nginx's, so that no content is hashed; the coding suffix gives each representation its
+ * own tag (§8.8.3): {@code -br} and {@code -gz} for precompressed siblings (from the sibling's own size and time),
+ * {@code -gzip} for the file compressed on the fly (from the file's). Caveat, shared with nginx: a change that keeps both size and modification time (to the nanosecond, on
  * file systems that keep them) is not seen.
  *
  * <p>Thread-safety: immutable. The content array is never written after construction.
@@ -92,6 +93,25 @@ final class Representation {
         }
         return new Representation(
                 path, coding, size, modifiedNanos, fileKey, etag, etagField, lastModifiedField, bytes);
+    }
+
+    /**
+     * @param gzipped this file's content compressed with gzip
+     * @return the representation that sends them, with {@code Content-Encoding: gzip} and this tag suffixed
+     *     {@code -gzip}
+     */
+    Representation gzipped(byte[] gzipped) {
+        String tag = etag.substring(0, etag.length() - 1) + "-gzip\"";
+        return new Representation(
+                path,
+                "gzip",
+                gzipped.length,
+                modifiedNanos,
+                fileKey,
+                tag,
+                new PreEncodedHttpField(HttpHeader.ETAG, tag),
+                lastModifiedField,
+                gzipped);
     }
 
     /** @return whether both describe the same file in the same state: path, size, time and identity (inode) */

@@ -42,6 +42,9 @@ import java.util.List;
  *   <li><b>Precompressed</b> {@code .br}/{@code .gz} siblings are served with Content-Encoding to clients that accept
  *       them; whenever a sibling exists the response says {@code Vary: Accept-Encoding}. Ranges then count the encoded
  *       bytes. A request for several ranges is served from the file itself, so that parts are never encoded.
+ *   <li><b>Compression on the fly</b> (gzip, see {@link StaticFilesBuilder#compress}): when no sibling fits, a file
+ *       of a compressible type is compressed once, on a thread that may block, and cached; its responses say
+ *       {@code Vary: Accept-Encoding}; requests with a Range get ranges of the file itself.
  *   <li><b>Safe paths</b>: see {@link FileResolver}; everything refused is a 404.
  *   <li><b>Sending</b>: cached small files from memory in one write with the head; other files with
  *       {@link Response#write(FileChannel, long, long, boolean, Callback)}, zero-copy on HTTP/1.1 cleartext.
@@ -83,6 +86,7 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
     private final FileResolver resolver;
     private final FileCache cache;
     private final String description;
+    private final String noListingHint;
     // The handler a request that needs the file system is dispatched to: the same handling, on a thread that may block.
     private final AsyncHandler fileSystemHandler = new AsyncHandler() {
         @Override
@@ -112,10 +116,18 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
                 builder.serveHiddenFiles,
                 builder.precompressed,
                 caching ? builder.maxCachedFileSize : -1,
-                builder.mimeTypes);
+                builder.mimeTypes,
+                builder.compress ? builder.compressMinSize : -1,
+                builder.compressMaxSize);
         this.cache = new FileCache(builder.maxCacheSize);
+        this.noListingHint = "\nThis directory has no index file"
+                + (indexFiles.isEmpty() ? "" : " (" + String.join(", ", indexFiles) + ")")
+                + " and directory listing is off.\n"
+                + builder.listingOffHint.map(hint -> hint + "\n").orElse("");
         this.description = "StaticFiles{" + root + ", index=" + indexFiles + ", listing=" + directoryListing
-                + ", precompressed=" + builder.precompressed + ", hidden="
+                + ", precompressed=" + builder.precompressed + ", gzip="
+                + (builder.compress ? builder.compressMinSize + "-" + builder.compressMaxSize + "B" : "off")
+                + ", hidden="
                 + (builder.serveHiddenFiles ? "served" : "refused")
                 + ", cache=" + builder.maxCacheSize + "B (files <= " + builder.maxCachedFileSize + "B), revalidate="
                 + builder.revalidateAfter + ", maxRanges=" + maxRanges + ", " + invocationType + "}";
@@ -186,9 +198,15 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
             return true; // the redirect of the root to "/"
         }
         StaticResource cached = cache.peek(key);
-        return cached != null
-                && System.nanoTime() - cached.checkedNanos < revalidateNanos
-                && (head || cached.inMemory());
+        if (cached == null || System.nanoTime() - cached.checkedNanos >= revalidateNanos) {
+            return false;
+        }
+        if (head && !cached.compressible) {
+            return true;
+        }
+        // serve() may still choose another representation (for ranges) and dispatch if its bytes are not in memory.
+        int accepted = cached.hasVariants() ? AcceptEncoding.accepted(request.headers()) : 0;
+        return !cached.needsCompression(accepted) && (head || cached.select(accepted, true).content != null);
     }
 
     private void handle(Request request, Response response, Callback callback, boolean retried) {
@@ -229,7 +247,7 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
         if (directory == null) {
             error(response, HttpStatus.NOT_FOUND_404, callback);
         } else if (!directoryListing) {
-            error(response, HttpStatus.FORBIDDEN_403, callback);
+            error(response, HttpStatus.FORBIDDEN_403, callback, noListingHint);
         } else {
             list(request, response, callback, directory);
         }
@@ -270,8 +288,8 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
         return found;
     }
 
-    private void serve(
-            Request request, Response response, Callback callback, StaticResource resource, boolean retried) {
+    private void serve(Request request, Response response, Callback callback, StaticResource found, boolean retried) {
+        StaticResource resource = found;
         HttpFields fields = request.headers();
         boolean head = HttpMethod.HEAD.is(request.method());
         ByteRanges ranges = null;
@@ -289,7 +307,34 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
         if (ranges != null && ranges.count() > 1) {
             accepted = 0; // multipart parts are never encoded: serve them from the file itself
         }
-        Representation representation = resource.select(accepted);
+        // Ranges count the bytes of the file or of a precompressed sibling, never bytes compressed on the fly: those
+        // could differ after a restart with another zlib while their strong ETag stayed the same.
+        boolean onTheFly = ranges == null;
+        if (onTheFly && resource.needsCompression(accepted)) {
+            if (Invocable.isNonBlockingInvocation()) {
+                Handlers.invoke(fileSystemHandler, request, response, callback); // replaced since answersInPlace()
+                return;
+            }
+            try {
+                resource = compress(resource);
+            } catch (IOException x) {
+                cache.remove(found);
+                LOG.log(Level.DEBUG, () -> "cannot read " + found.identity.path + ": " + x);
+                error(response, HttpStatus.NOT_FOUND_404, callback);
+                return;
+            }
+            if (resource == null) {
+                // Changed since it was cached: forget it and look again, once.
+                cache.remove(found);
+                if (!retried) {
+                    handle(request, response, callback, true);
+                } else {
+                    callback.failed(new IOException(found.identity.path + " keeps changing while being compressed"));
+                }
+                return;
+            }
+        }
+        Representation representation = resource.select(accepted, onTheFly);
         long now = System.currentTimeMillis() / 1000;
         Preconditions.Outcome outcome =
                 Preconditions.evaluate(fields, true, representation.etag, representation.modifiedSeconds, now);
@@ -393,6 +438,26 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
         }
     }
 
+    /**
+     * Compresses the file with gzip, on a thread that may block, and caches the result with the resource.
+     *
+     * @return the resource with its compressed representation, or null if the file changed since it was cached
+     */
+    private StaticResource compress(StaticResource resource) throws IOException {
+        Representation identity = resource.identity;
+        byte[] bytes = identity.content != null ? identity.content : FileResolver.read(identity);
+        if (bytes == null) {
+            return null;
+        }
+        byte[] gzipped = Gzip.compress(bytes);
+        // Content that does not shrink (mislabelled as text) is sent as is, and remembered as such.
+        Representation compressed = gzipped.length < bytes.length ? identity.gzipped(gzipped) : identity;
+        StaticResource updated = resource.withCompressed(compressed);
+        cache.replace(resource, updated);
+        LOG.log(Level.DEBUG, () -> "compressed " + identity.path + ": " + bytes.length + " -> " + gzipped.length);
+        return updated;
+    }
+
     private void addValidators(HttpFields out, StaticResource resource, Representation representation) {
         if (resource.hasVariants()) {
             out.put(VARY);
@@ -470,7 +535,12 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
     }
 
     private static void error(Response response, int status, Callback callback) {
-        byte[] body = (status + " " + HttpStatus.reason(status) + "\n").getBytes(StandardCharsets.US_ASCII);
+        error(response, status, callback, "");
+    }
+
+    /** An error with a plain-text body: the status line, then {@code detail} (empty, or lines ending with LF). */
+    private static void error(Response response, int status, Callback callback, String detail) {
+        byte[] body = (status + " " + HttpStatus.reason(status) + "\n" + detail).getBytes(StandardCharsets.UTF_8);
         response.status(status);
         response.headers().remove(HttpHeader.CONTENT_ENCODING);
         response.headers().put(TEXT_PLAIN);

@@ -24,6 +24,9 @@ import java.util.Optional;
  *   <tr><td>{@link #maxCacheSize}</td><td>16 MiB (0 turns the cache off)</td></tr>
  *   <tr><td>{@link #revalidateAfter}</td><td>1 second</td></tr>
  *   <tr><td>{@link #maxRanges}</td><td>16</td></tr>
+ *   <tr><td>{@link #compress}</td><td>on (gzip, for text, JSON, JavaScript, XML, SVG, WebAssembly)</td></tr>
+ *   <tr><td>{@link #compressMinSize}</td><td>1 KiB</td></tr>
+ *   <tr><td>{@link #compressMaxSize}</td><td>8 MiB</td></tr>
  *   <tr><td>{@link #cacheControl}</td><td>none</td></tr>
  *   <tr><td>{@link #invocationType}</td><td>{@code EITHER}</td></tr>
  * </table>
@@ -40,7 +43,11 @@ public final class StaticFilesBuilder {
     long maxCacheSize = 16L * 1024 * 1024;
     Duration revalidateAfter = Duration.ofSeconds(1);
     int maxRanges = 16;
+    boolean compress = true;
+    long compressMinSize = 1024;
+    long compressMaxSize = 8L * 1024 * 1024;
     Optional<String> cacheControl = Optional.empty();
+    Optional<String> listingOffHint = Optional.empty();
     MimeTypes mimeTypes = MimeTypes.defaults();
     InvocationType invocationType = InvocationType.EITHER;
 
@@ -74,6 +81,22 @@ public final class StaticFilesBuilder {
      */
     public StaticFilesBuilder directoryListing(boolean enabled) {
         this.directoryListing = enabled;
+        return this;
+    }
+
+    /**
+     * The 403 for a directory without index file, when listing is off, says so in its body. This adds a line to it,
+     * e.g. how the operator turns listing on: {@code quarry serve} says to start it with {@code --listing}.
+     *
+     * @param hint one line of plain text, without line breaks
+     * @return this
+     */
+    public StaticFilesBuilder listingOffHint(String hint) {
+        Objects.requireNonNull(hint, "hint");
+        if (hint.indexOf('\n') >= 0 || hint.indexOf('\r') >= 0) {
+            throw new IllegalArgumentException("listingOffHint must be one line: '" + hint + "'");
+        }
+        this.listingOffHint = Optional.of(hint);
         return this;
     }
 
@@ -151,11 +174,60 @@ public final class StaticFilesBuilder {
     }
 
     /**
-     * @param value a Cache-Control value sent with files and 304s, e.g. {@code "public, max-age=3600"}
+     * Compression on the fly, like nginx's {@code gzip on} and Caddy's {@code encode gzip}: a client that accepts gzip
+     * gets a file of a compressible type (text, JSON, JavaScript, XML and SVG, WebAssembly, TTF/OTF fonts) with
+     * {@code Content-Encoding: gzip}, compressed with {@link java.util.zip.Deflater} at level 6 on a thread that may
+     * block (never a selector), and the result is kept in the cache with the file (it counts toward
+     * {@link #maxCacheSize}) until the file changes. Responses for such files say {@code Vary: Accept-Encoding},
+     * compressed or not; the compressed one has its own ETag (the file's, suffixed {@code -gzip}) and Content-Length.
+     * A precompressed sibling that the client accepts wins. A request with a Range gets ranges of the file itself,
+     * never of bytes compressed on the fly. Brotli and zstd are not made on the fly: the JDK has no encoder for them;
+     * serve {@code .br} siblings for brotli.
+     *
+     * @param enabled whether to compress on the fly
      * @return this
      */
+    public StaticFilesBuilder compress(boolean enabled) {
+        this.compress = enabled;
+        return this;
+    }
+
+    /**
+     * @param bytes smaller files are sent as they are (compression would save little), 0 to 64 MiB
+     * @return this
+     */
+    public StaticFilesBuilder compressMinSize(long bytes) {
+        if (bytes < 0 || bytes > 64L * 1024 * 1024) {
+            throw new IllegalArgumentException("compressMinSize must be 0 to 64 MiB: " + bytes);
+        }
+        this.compressMinSize = bytes;
+        return this;
+    }
+
+    /**
+     * @param bytes larger files are sent as they are, zero-copy (a file is compressed whole, in memory), 0 to 1 GiB
+     * @return this
+     */
+    public StaticFilesBuilder compressMaxSize(long bytes) {
+        if (bytes < 0 || bytes > 1L << 30) {
+            throw new IllegalArgumentException("compressMaxSize must be 0 to 1 GiB: " + bytes);
+        }
+        this.compressMaxSize = bytes;
+        return this;
+    }
+
+    /**
+     * @param value a Cache-Control value sent with files and 304s, e.g. {@code "public, max-age=3600"} or
+     *     {@code "no-cache"} (browsers then revalidate every time and get 304s)
+     * @return this
+     * @throws IllegalArgumentException naming the value if it is empty or has a character not allowed in a field value
+     */
     public StaticFilesBuilder cacheControl(String value) {
-        this.cacheControl = Optional.of(Objects.requireNonNull(value, "value"));
+        Objects.requireNonNull(value, "value");
+        if (value.isBlank() || value.chars().anyMatch(c -> (c < 0x20 && c != '\t') || c >= 0x7F)) {
+            throw new IllegalArgumentException("not a Cache-Control value: '" + value + "'");
+        }
+        this.cacheControl = Optional.of(value.strip());
         return this;
     }
 
@@ -165,6 +237,20 @@ public final class StaticFilesBuilder {
      */
     public StaticFilesBuilder mimeTypes(MimeTypes mimeTypes) {
         this.mimeTypes = Objects.requireNonNull(mimeTypes, "mimeTypes");
+        return this;
+    }
+
+    /**
+     * Adds or replaces one entry of the Content-Type table, as {@link MimeTypes#with} does.
+     *
+     * @param extension an extension without the dot, any case, e.g. {@code "ts"}
+     * @param contentType its Content-Type, e.g. {@code "text/plain"} (a {@code text/*} type gets
+     *     {@code ; charset=utf-8} unless it names a charset)
+     * @return this
+     * @throws IllegalArgumentException naming the value if the extension or the type is malformed
+     */
+    public StaticFilesBuilder mimeType(String extension, String contentType) {
+        this.mimeTypes = mimeTypes.with(extension, contentType);
         return this;
     }
 

@@ -3,8 +3,9 @@ package dev.quarry.server.handlers;
 import dev.quarry.http.PreEncodedHttpField;
 
 /**
- * A file that may be served, as the cache keeps it: the file and its precompressed siblings, its Content-Type, and when
- * it was last checked against the file system.
+ * A file that may be served, as the cache keeps it: the file and its precompressed siblings, its Content-Type, whether
+ * it is compressed on the fly (and, once it was, the compressed bytes), and when it was last checked against the file
+ * system.
  *
  * <p>Thread-safety: immutable but for {@link #checkedNanos}, a volatile time stamp that revalidation moves forward.
  */
@@ -17,6 +18,11 @@ final class StaticResource implements Lookup {
     final Representation identity;
     final Representation gzip;
     final Representation brotli;
+    /** Whether a client that accepts gzip gets the file compressed on the fly (when no sibling fits). */
+    final boolean compressible;
+    /** The file compressed on the fly, once it was; the identity if that was not smaller; null before. */
+    final Representation compressed;
+
     volatile long checkedNanos;
 
     /**
@@ -25,6 +31,8 @@ final class StaticResource implements Lookup {
      * @param identity the file itself
      * @param gzip its {@code .gz} sibling, or null
      * @param brotli its {@code .br} sibling, or null
+     * @param compressible whether it is compressed on the fly for clients that accept gzip
+     * @param compressed the file compressed on the fly, or the identity if that was not smaller, or null before
      * @param checkedNanos when the file system was read, from {@link System#nanoTime()}
      */
     StaticResource(
@@ -33,26 +41,55 @@ final class StaticResource implements Lookup {
             Representation identity,
             Representation gzip,
             Representation brotli,
+            boolean compressible,
+            Representation compressed,
             long checkedNanos) {
         this.key = key;
         this.contentType = contentType;
         this.identity = identity;
         this.gzip = gzip;
         this.brotli = brotli;
+        this.compressible = compressible;
+        this.compressed = compressed;
         this.checkedNanos = checkedNanos;
     }
 
-    /** @return whether a precompressed sibling exists, so that responses vary on Accept-Encoding */
+    /** @return this resource with the result of its compression on the fly */
+    StaticResource withCompressed(Representation compressed) {
+        return new StaticResource(key, contentType, identity, gzip, brotli, compressible, compressed, checkedNanos);
+    }
+
+    /**
+     * @return whether responses vary on Accept-Encoding: a precompressed sibling exists, or the file is compressed on
+     *     the fly
+     */
     boolean hasVariants() {
-        return gzip != null || brotli != null;
+        return gzip != null || brotli != null || compressible;
     }
 
     /**
      * @param accepted the {@link AcceptEncoding} bits
+     * @param onTheFly whether the file compressed on the fly may be chosen (not for ranges: see {@link StaticFiles})
      * @return the representation to send: br, else gzip, as accepted and available (gzip first if the client
-     *     prefers it), else the file itself
+     *     prefers it); else, if the client accepts gzip, the file compressed on the fly once it was; else the file
      */
-    Representation select(int accepted) {
+    Representation select(int accepted, boolean onTheFly) {
+        Representation sibling = selectSibling(accepted);
+        if (sibling == identity && onTheFly && compressed != null && (accepted & AcceptEncoding.GZIP) != 0) {
+            return compressed;
+        }
+        return sibling;
+    }
+
+    /** @return whether {@link #select} would choose the file compressed on the fly, which is not made yet */
+    boolean needsCompression(int accepted) {
+        return compressible
+                && compressed == null
+                && (accepted & AcceptEncoding.GZIP) != 0
+                && selectSibling(accepted) == identity;
+    }
+
+    private Representation selectSibling(int accepted) {
         boolean br = brotli != null && (accepted & AcceptEncoding.BR) != 0;
         boolean gz = gzip != null && (accepted & AcceptEncoding.GZIP) != 0;
         if (br && !(gz && (accepted & AcceptEncoding.PREFER_GZIP) != 0)) {
@@ -61,23 +98,20 @@ final class StaticResource implements Lookup {
         return gz ? gzip : identity;
     }
 
-    /** @return whether every representation's bytes are in memory, so that serving it needs no system call */
-    boolean inMemory() {
-        return identity.content != null
-                && (gzip == null || gzip.content != null)
-                && (brotli == null || brotli.content != null);
-    }
-
-    /** @return whether {@code other} describes the same files in the same state */
-    boolean sameFilesAs(StaticResource other) {
-        return identity.sameFileAs(other.identity)
-                && (gzip == null ? other.gzip == null : gzip.sameFileAs(other.gzip))
-                && (brotli == null ? other.brotli == null : brotli.sameFileAs(other.brotli));
+    /** @return whether these representations, just read from the file system, are the files of this resource as is */
+    boolean sameFilesAs(Representation identity, Representation gzip, Representation brotli) {
+        return this.identity.sameFileAs(identity)
+                && (this.gzip == null ? gzip == null : this.gzip.sameFileAs(gzip))
+                && (this.brotli == null ? brotli == null : this.brotli.sameFileAs(brotli));
     }
 
     /** @return what this entry costs the cache, in bytes */
     long cost() {
-        return OVERHEAD + contentLength(identity) + contentLength(gzip) + contentLength(brotli);
+        return OVERHEAD
+                + contentLength(identity)
+                + contentLength(gzip)
+                + contentLength(brotli)
+                + (compressed == identity ? 0 : contentLength(compressed));
     }
 
     private static long contentLength(Representation representation) {
@@ -87,6 +121,7 @@ final class StaticResource implements Lookup {
     @Override
     public String toString() {
         return "StaticResource{" + key + ", " + identity + (gzip != null ? ", " + gzip : "")
-                + (brotli != null ? ", " + brotli : "") + "}";
+                + (brotli != null ? ", " + brotli : "") + (compressed != null ? ", compressed " + compressed : "")
+                + "}";
     }
 }

@@ -142,10 +142,13 @@ public record ThrottleLimits(
     }
 
     /**
-     * Parses a rate: a number, an optional unit and an optional {@code /s}: {@code 20MiB/s}, {@code 20 KiB/s},
-     * {@code 1.5M}, {@code 500000}. Units: {@code B}; {@code K}, {@code KiB}, {@code M}, {@code MiB}, {@code G},
-     * {@code GiB} (powers of 1024); {@code KB}, {@code MB}, {@code GB} (powers of 1000); any case. {@code 0},
-     * {@code unlimited}, {@code none} and {@code off} mean unlimited (0).
+     * Parses a rate in bytes (never bits) per second: a number, an optional unit and an optional {@code /s}:
+     * {@code 20k}, {@code 1Mi}, {@code 20MiB/s}, {@code 20 KiB/s}, {@code 1.5M}, {@code 500000}. Units, any case:
+     * {@code B} (or none); decimal {@code k}/{@code kB} = 1000, {@code M}/{@code MB} = 1000², {@code G}/{@code GB} =
+     * 1000³; binary {@code Ki}/{@code KiB} = 1024, {@code Mi}/{@code MiB} = 1024², {@code Gi}/{@code GiB} = 1024³. A
+     * unit that reads as bits ({@code kb}, {@code Mb}, {@code kbit}, {@code Mbps}) is refused rather than taken for
+     * bytes.
+     * {@code 0}, {@code unlimited}, {@code none} and {@code off} mean unlimited (0).
      *
      * @param text the rate
      * @return bytes per second, 0 for unlimited
@@ -163,7 +166,8 @@ public record ThrottleLimits(
     }
 
     /**
-     * Parses a size like {@link #parseRate} without the {@code /s}: {@code 16KiB}, {@code 1M}, {@code 512}.
+     * Parses a size like {@link #parseRate} without the {@code /s}: {@code 16KiB}, {@code 1Mi}, {@code 64k},
+     * {@code 512}.
      *
      * @param text the size
      * @return bytes
@@ -178,19 +182,28 @@ public record ThrottleLimits(
         Matcher m = AMOUNT.matcher(text);
         if (!m.matches() || (!rate && m.group(3) != null)) {
             throw new IllegalArgumentException("not a " + (rate ? "rate" : "size") + ": '" + text + "' (expected e.g. "
-                    + (rate ? "20MiB/s, 20 KiB/s, 1.5M or 500000" : "16KiB, 1M or 512") + ")");
+                    + (rate ? "20k, 1Mi, 20MiB/s, 1.5M or 500000" : "16Ki, 64k, 1MiB or 512") + ")");
         }
-        long unit = switch (m.group(2).toLowerCase(Locale.ROOT)) {
+        String unitText = m.group(2);
+        String lowerUnit = unitText.toLowerCase(Locale.ROOT);
+        if (lowerUnit.contains("bit")
+                || lowerUnit.endsWith("bps")
+                || (unitText.length() == 2 && unitText.charAt(1) == 'b')) {
+            // A lower-case b after k, M or G is the bit: 8 times less than meant if taken for bytes.
+            throw new IllegalArgumentException("'" + text + "' looks like bits: " + (rate ? "rates" : "sizes")
+                    + " are in bytes (8 Mbit/s = 1MB/s); units: B, k, M, G (powers of 1000), Ki, Mi, Gi (of 1024)");
+        }
+        long unit = switch (lowerUnit) {
             case "", "b" -> 1L;
-            case "k", "ki", "kib" -> 1L << 10;
-            case "m", "mi", "mib" -> 1L << 20;
-            case "g", "gi", "gib" -> 1L << 30;
-            case "kb" -> 1000L;
-            case "mb" -> 1000_000L;
-            case "gb" -> 1000_000_000L;
+            case "k", "kb" -> 1000L;
+            case "m", "mb" -> 1000_000L;
+            case "g", "gb" -> 1000_000_000L;
+            case "ki", "kib" -> 1L << 10;
+            case "mi", "mib" -> 1L << 20;
+            case "gi", "gib" -> 1L << 30;
             default ->
-                throw new IllegalArgumentException(
-                        "unknown unit '" + m.group(2) + "' in '" + text + "' (B, KiB, MiB, GiB, KB, MB, GB)");
+                throw new IllegalArgumentException("unknown unit '" + unitText + "' in '" + text
+                        + "' (B; k, M, G for powers of 1000; Ki, Mi, Gi for powers of 1024; an optional B after)");
         };
         BigDecimal amount = new BigDecimal(m.group(1)).multiply(BigDecimal.valueOf(unit));
         if (amount.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
@@ -209,14 +222,19 @@ public record ThrottleLimits(
 
     /**
      * @param bytes a size
-     * @return the size in the largest binary unit that divides it exactly, e.g. {@code 16 KiB}, {@code 1500 B}
+     * @return the size in the largest binary unit that divides it exactly, else the largest decimal one, e.g.
+     *     {@code 16 KiB}, {@code 20 kB}, {@code 1500 B}: what {@link #parseSize} reads back
      */
     public static String formatSize(long bytes) {
-        String[] units = {"B", "KiB", "MiB", "GiB", "TiB"};
+        String binary = format(bytes, 1024, new String[] {"B", "KiB", "MiB", "GiB", "TiB"});
+        return binary.endsWith(" B") ? format(bytes, 1000, new String[] {"B", "kB", "MB", "GB", "TB"}) : binary;
+    }
+
+    private static String format(long bytes, int base, String[] units) {
         int unit = 0;
         long value = bytes;
-        while (unit < units.length - 1 && value != 0 && value % 1024 == 0) {
-            value /= 1024;
+        while (unit < units.length - 1 && value != 0 && value % base == 0) {
+            value /= base;
             unit++;
         }
         return value + " " + units[unit];

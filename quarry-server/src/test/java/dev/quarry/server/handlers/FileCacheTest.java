@@ -150,7 +150,7 @@ class FileCacheTest extends StaticFilesTestSupport {
 
     @Test
     void aRecentlyUsedEntryGetsASecondChance() throws Exception {
-        FileResolver resolver = new FileResolver(root.toRealPath(), false, false, 4096, MimeTypes.defaults());
+        FileResolver resolver = new FileResolver(root.toRealPath(), false, false, 4096, MimeTypes.defaults(), -1, 0);
         FileCache cache = new FileCache(3L * (StaticResource.OVERHEAD + 1000));
         StaticResource a = resource(resolver, "a");
         StaticResource b = resource(resolver, "b");
@@ -169,7 +169,7 @@ class FileCacheTest extends StaticFilesTestSupport {
 
     @Test
     void anEntryLargerThanTheWholeCacheIsNotCached() throws Exception {
-        FileResolver resolver = new FileResolver(root.toRealPath(), false, false, 4096, MimeTypes.defaults());
+        FileResolver resolver = new FileResolver(root.toRealPath(), false, false, 4096, MimeTypes.defaults(), -1, 0);
         FileCache cache = new FileCache(1000);
         cache.put(resource(resolver, "a"));
         assertNull(cache.get("a"));
@@ -178,7 +178,7 @@ class FileCacheTest extends StaticFilesTestSupport {
 
     @Test
     void aVersionTooBigToCacheReplacesTheCachedOne() throws Exception {
-        FileResolver resolver = new FileResolver(root.toRealPath(), false, false, 4096, MimeTypes.defaults());
+        FileResolver resolver = new FileResolver(root.toRealPath(), false, false, 4096, MimeTypes.defaults(), -1, 0);
         FileCache cache = new FileCache(StaticResource.OVERHEAD + 1500);
         StaticResource small = resource(resolver, "a");
         cache.put(small);

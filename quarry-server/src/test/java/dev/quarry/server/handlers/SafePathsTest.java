@@ -161,6 +161,31 @@ class SafePathsTest extends StaticFilesTestSupport {
         assertTrue(page.contains("fine.txt"), page);
     }
 
+    @Test
+    void aListingShowsLinksInsideTheRootAsTheyAreServed() throws Exception {
+        Files.createSymbolicLink(root.resolve("dir/alias.txt"), Path.of("inside.txt"));
+        Files.createSymbolicLink(root.resolve("dir/up.txt"), Path.of("../public.txt"));
+        Files.createSymbolicLink(root.resolve("dir/self"), Path.of("."));
+        Files.createSymbolicLink(root.resolve("dir/escape.txt"), outside.resolve("secret.txt"));
+        Files.createSymbolicLink(root.resolve("dir/out"), outside);
+        start(StaticFiles.builder(root).directoryListing(true));
+        String page = get("/dir/").text();
+        // Links inside the root: listed with the kind and size of their target, and each link is served.
+        assertTrue(page.contains("href=\"alias.txt\""), page);
+        assertTrue(page.contains("href=\"up.txt\""), page);
+        assertTrue(page.contains("href=\"self/\""), "a link to a directory is listed as one: " + page);
+        assertEquals("inside", get("/dir/alias.txt").text());
+        assertEquals("public", get("/dir/up.txt").text());
+        assertEquals(200, get("/dir/self/").status());
+        assertEquals("inside", get("/dir/self/inside.txt").text());
+        // Links that leave it: neither listed nor served.
+        assertFalse(page.contains("escape.txt"), page);
+        assertFalse(page.contains("out/"), page);
+        assertRefused(get("/dir/escape.txt"), 404);
+        assertRefused(get("/dir/out/"), 404);
+        assertRefused(get("/dir/out/secret.txt"), 404);
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"/.env", "/.git/config", "/dir/.hidden", "/.well-known/x", "/.git/", "/.git"})
     void hiddenNamesAreNotFound(String target) throws Exception {

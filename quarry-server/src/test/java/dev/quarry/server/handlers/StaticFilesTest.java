@@ -60,7 +60,25 @@ class StaticFilesTest extends StaticFilesTestSupport {
         "font.woff2, font/woff2",
         "movie.mp4, video/mp4",
         "archive.unknownext, application/octet-stream",
-        "README, application/octet-stream",
+        "script.py, text/plain; charset=utf-8",
+        "run.sh, text/plain; charset=utf-8",
+        "main.c, text/plain; charset=utf-8",
+        "main.h, text/plain; charset=utf-8",
+        "Main.java, text/plain; charset=utf-8",
+        "lib.rs, text/plain; charset=utf-8",
+        "main.go, text/plain; charset=utf-8",
+        "config.yaml, text/plain; charset=utf-8",
+        "config.yml, text/plain; charset=utf-8",
+        "Cargo.toml, text/plain; charset=utf-8",
+        "setup.ini, text/plain; charset=utf-8",
+        "nginx.conf, text/plain; charset=utf-8",
+        "notes.md, text/plain; charset=utf-8",
+        "table.csv, text/plain; charset=utf-8",
+        "README, text/plain; charset=utf-8",
+        "LICENSE, text/plain; charset=utf-8",
+        "Makefile, text/plain; charset=utf-8",
+        "Dockerfile, text/plain; charset=utf-8",
+        "subtitles.vtt, text/vtt; charset=utf-8",
     })
     void contentTypeComesFromTheExtension(String name, String type) throws Exception {
         write(name, "x");
@@ -74,12 +92,31 @@ class StaticFilesTest extends StaticFilesTestSupport {
     }
 
     @Test
+    void aFileWithoutExtensionIsTextWhenItsFirstBytesAreUtf8Text() throws Exception {
+        write("NOTES-fr", "Café, thé\n\tet gâteaux\n");
+        write("big-notes", "line of text\n".repeat(4000)); // larger than the cached size: sniffed from the file
+        write("program", new byte[] {0x7F, 'E', 'L', 'F', 2, 1, 1, 0, 0, 0});
+        write("latin1", new byte[] {'c', 'a', 'f', (byte) 0xE9, '\n'});
+        write("empty", "");
+        start();
+        assertEquals("text/plain; charset=utf-8", get("/NOTES-fr").header("Content-Type"));
+        assertEquals("text/plain; charset=utf-8", get("/big-notes").header("Content-Type"));
+        assertEquals("application/octet-stream", get("/program").header("Content-Type"));
+        assertEquals("application/octet-stream", get("/latin1").header("Content-Type"), "not UTF-8");
+        assertEquals("text/plain; charset=utf-8", get("/empty").header("Content-Type"));
+    }
+
+    @Test
     void extraContentTypesCanBeConfigured() throws Exception {
         write("image.avif", "x");
         write("page.tmpl", "x");
-        start(StaticFiles.builder(root).mimeTypes(MimeTypes.defaults().with("TMPL", "text/html; charset=utf-8")));
+        write("app.ts", "x");
+        start(StaticFiles.builder(root)
+                .mimeTypes(MimeTypes.defaults().with("TMPL", "text/html; charset=utf-8"))
+                .mimeType("ts", "text/plain"));
         assertEquals("image/avif", get("/image.avif").header("Content-Type"));
         assertEquals("text/html; charset=utf-8", get("/page.tmpl").header("Content-Type"));
+        assertEquals("text/plain; charset=utf-8", get("/app.ts").header("Content-Type"), "text gets its charset");
     }
 
     @Test
@@ -200,9 +237,48 @@ class StaticFilesTest extends StaticFilesTestSupport {
         int b = page.indexOf("href=\"b.txt\"");
         assertTrue(z > 0 && z < a && a < b, page);
         assertTrue(page.contains("href=\"../\""), "a link to the parent");
-        assertTrue(page.contains(">2</td>"), "the size of b.txt");
+        assertTrue(page.contains("<td class=\"n\" title=\"2 bytes\">2 B</td>"), "the size of b.txt: " + page);
         assertFalse(page.contains("secret"), "hidden files are not listed");
         assertTrue(page.contains("<title>Index of /dir/</title>"), page);
+    }
+
+    @Test
+    void aListingShowsSizesForPeopleWithTheExactCountOnHover() throws Exception {
+        write("dir/one.txt", "1");
+        write("dir/small.bin", new byte[1229]);
+        write("dir/large.bin", new byte[3565158]);
+        start(StaticFiles.builder(root).directoryListing(true));
+        String page = get("/dir/").text();
+        assertTrue(page.contains("title=\"1 byte\">1 B<"), page);
+        assertTrue(page.contains("title=\"1229 bytes\">1.2 KiB<"), page);
+        assertTrue(page.contains("title=\"3565158 bytes\">3.4 MiB<"), page);
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+        "0, 0 B",
+        "1023, 1023 B",
+        "1024, 1.0 KiB",
+        "1536, 1.5 KiB",
+        "1048524, 1023.9 KiB",
+        "1048575, 1.0 MiB",
+        "1073741824, 1.0 GiB",
+        "9223372036854775807, 8.0 EiB"
+    })
+    void humanSizesUseBinaryUnitsWithOneDecimal(long bytes, String expected) {
+        assertEquals(expected, DirectoryListing.humanSize(bytes));
+    }
+
+    @Test
+    void aDirectoryWithoutIndexExplainsWhyItIs403() throws Exception {
+        write("docs/a.txt", "a");
+        start(StaticFiles.builder(root).listingOffHint("Start it with --listing."));
+        Reply reply = get("/docs/").assertFramed();
+        assertEquals(403, reply.status());
+        assertEquals(
+                "403 Forbidden\n\nThis directory has no index file (index.html) and directory listing is off.\n"
+                        + "Start it with --listing.\n",
+                reply.text());
     }
 
     @Test
@@ -220,6 +296,29 @@ class StaticFilesTest extends StaticFilesTestSupport {
         Reply file = get("/dir/%3Cscript%3E%26%22%27.txt");
         assertEquals(200, file.status());
         assertEquals("x", file.text());
+    }
+
+    @Test
+    void aFileWithAPercentSignInItsNameIsServedAndItsListedLinkWorks() throws Exception {
+        write("dir/100%.txt", "all of it");
+        write("dir/50% off/sale.txt", "sale");
+        start(StaticFiles.builder(root).directoryListing(true));
+        Reply file = get("/dir/100%25.txt");
+        assertEquals(200, file.status(), file.toString());
+        assertEquals("all of it", file.text());
+        String page = get("/dir/").text();
+        assertTrue(page.contains("href=\"100%25.txt\""), page);
+        assertTrue(page.contains("href=\"50%25%20off/\""), page);
+        assertEquals("sale", get("/dir/50%25%20off/sale.txt").text());
+        assertEquals(200, get("/dir/50%25%20off/").status(), "the link of the listed directory");
+    }
+
+    @Test
+    void aPercentSignBeforeTwoHexDigitsStaysAmbiguous() throws Exception {
+        write("50%41.txt", "x");
+        start();
+        // "%2541" decodes to "%41", which a second decoder would read as "A": the server refuses it by default.
+        assertEquals(400, get("/50%2541.txt").status());
     }
 
     @Test
@@ -246,6 +345,17 @@ class StaticFilesTest extends StaticFilesTestSupport {
         write("a.css", "a");
         start(StaticFiles.builder(root).cacheControl("public, max-age=3600"));
         assertEquals("public, max-age=3600", get("/a.css").header("Cache-Control"));
+        String etag = get("/a.css").header("ETag");
+        assertEquals(
+                "public, max-age=3600", get("/a.css", "If-None-Match: " + etag).header("Cache-Control"));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"", " ", "no-cache\r\nSet-Cookie: x=1", "max-age=\u00e9"})
+    void aCacheControlThatIsNotAFieldValueIsRefused(String value) {
+        IllegalArgumentException x = org.junit.jupiter.api.Assertions.assertThrows(
+                IllegalArgumentException.class, () -> StaticFiles.builder(root).cacheControl(value));
+        assertTrue(x.getMessage().contains("Cache-Control"), x.getMessage());
     }
 
     @Test

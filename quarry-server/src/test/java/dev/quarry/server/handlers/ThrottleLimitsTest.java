@@ -13,11 +13,34 @@ class ThrottleLimitsTest {
     void ratesParseWithBinaryAndDecimalUnits() {
         assertEquals(20L << 20, ThrottleLimits.parseRate("20MiB/s"));
         assertEquals(20L << 10, ThrottleLimits.parseRate("20 KiB/s"));
-        assertEquals(20L << 10, ThrottleLimits.parseRate("20k"));
         assertEquals(1_500_000, ThrottleLimits.parseRate("1.5MB/sec"));
         assertEquals(1536, ThrottleLimits.parseRate("1.5KiB"));
         assertEquals(500_000, ThrottleLimits.parseRate("500000"));
         assertEquals(1L << 30, ThrottleLimits.parseRate("1gib/s"));
+        assertEquals(300, ThrottleLimits.parseRate("300B/s"));
+    }
+
+    @Test
+    void kMAndGArePowersOf1000AndKiMiGiOf1024() {
+        assertEquals(20_000, ThrottleLimits.parseRate("20k"));
+        assertEquals(20_000, ThrottleLimits.parseRate("20K"));
+        assertEquals(20_000, ThrottleLimits.parseRate("20kB/s"));
+        assertEquals(2_000_000, ThrottleLimits.parseRate("2M"));
+        assertEquals(1_000_000_000, ThrottleLimits.parseRate("1G"));
+        assertEquals(20 * 1024, ThrottleLimits.parseRate("20Ki"));
+        assertEquals(1L << 20, ThrottleLimits.parseRate("1Mi"));
+        assertEquals(1L << 30, ThrottleLimits.parseRate("1Gi/s"));
+        assertEquals(64_000, ThrottleLimits.parseSize("64k"));
+        assertEquals(1L << 20, ThrottleLimits.parseSize("1Mi"));
+    }
+
+    @Test
+    void unitsThatReadAsBitsAreRefused() {
+        for (String bits : new String[] {"8Mb/s", "100kb", "1Gb", "10Mbit/s", "100kbps", "1 Mbps"}) {
+            IllegalArgumentException x =
+                    assertThrows(IllegalArgumentException.class, () -> ThrottleLimits.parseRate(bits), bits);
+            assertTrue(x.getMessage().contains("bytes") && x.getMessage().contains(bits), x.getMessage());
+        }
     }
 
     @Test
@@ -47,6 +70,8 @@ class ThrottleLimitsTest {
         assertEquals("16 KiB", ThrottleLimits.formatSize(16 * 1024));
         assertEquals("20 MiB/s", ThrottleLimits.formatRate(20L << 20));
         assertEquals("1500 B/s", ThrottleLimits.formatRate(1500));
+        assertEquals("20 kB/s", ThrottleLimits.formatRate(20_000));
+        assertEquals("3 MB", ThrottleLimits.formatSize(3_000_000));
     }
 
     @Test

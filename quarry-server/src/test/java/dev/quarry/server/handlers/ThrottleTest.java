@@ -186,7 +186,7 @@ class ThrottleTest {
         throttle(ThrottleLimits.builder().clientRate(1000).build());
         throttle.admit(client("10.0.0.9"), false);
         String dump = throttle.dump();
-        assertTrue(dump.contains("client=1000 B/s"), dump);
+        assertTrue(dump.contains("client=1 kB/s"), dump);
         assertTrue(dump.contains("global TokenBucket{unlimited}"), dump);
         assertTrue(dump.contains("Client{/10.0.0.9, inFlight=1"), dump);
         assertNull(Throttle.Admission.UNTHROTTLED.request());
