@@ -31,7 +31,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.LinkedTransferQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -44,7 +44,8 @@ class FileTransferTest {
     private static final int MIB = 1024 * 1024;
 
     private final ExecutorService pool = Executors.newCachedThreadPool();
-    private final BlockingQueue<EndPoint> endPoints = new LinkedBlockingQueue<>();
+    private final BlockingQueue<EndPoint> endPoints =
+            new LinkedTransferQueue<>(); // lock-free: filled on selector threads
     private ServerConnector connector;
 
     @TempDir

@@ -20,7 +20,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.LinkedTransferQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterEach;
@@ -35,7 +35,8 @@ class LingeringCloseTest {
     private static final byte[] BYE = "bye".getBytes(StandardCharsets.US_ASCII);
 
     private final ExecutorService pool = Executors.newCachedThreadPool();
-    private final BlockingQueue<RecordingConnection> connections = new LinkedBlockingQueue<>();
+    private final BlockingQueue<RecordingConnection> connections =
+            new LinkedTransferQueue<>(); // lock-free: filled on selector threads
     private final HashedWheelTimer timer =
             HashedWheelTimer.builder().name("linger-timer").build();
     private ServerConnector connector;

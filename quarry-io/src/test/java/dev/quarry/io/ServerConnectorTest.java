@@ -27,7 +27,7 @@ import java.util.Random;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.LinkedTransferQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
@@ -38,7 +38,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 class ServerConnectorTest {
     private final ExecutorService pool = Executors.newCachedThreadPool();
-    private final BlockingQueue<EchoConnection> connections = new LinkedBlockingQueue<>();
+    private final BlockingQueue<EchoConnection> connections =
+            new LinkedTransferQueue<>(); // lock-free: filled on selector threads
     private ServerConnector connector;
     private boolean pauseNewConnections;
 
