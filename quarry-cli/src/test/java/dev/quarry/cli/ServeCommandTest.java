@@ -178,11 +178,11 @@ class ServeCommandTest {
     @Test
     void theDemoThrottlesDownloadsUnlessRequestRateIsZero() throws Exception {
         serve("--port", "0", "--host", "127.0.0.1", "--jmx", "off");
-        assertTrue(status().contains("\"limits\":\"20 KiB/s per request (burst 32 KiB)\""), status());
+        assertTrue(status().contains("\"summary\":\"20 KiB/s per request (burst 32 KiB)\""), status());
         server.stop();
 
         serve("--port", "0", "--host", "127.0.0.1", "--jmx", "off", "--request-rate", "0");
-        assertTrue(status().contains("\"throttle\":{\"limits\":\"none\""), status());
+        assertTrue(status().contains("\"summary\":\"none\""), status());
         assertEquals(204800, get("/download/200k.bin").body().length);
     }
 
