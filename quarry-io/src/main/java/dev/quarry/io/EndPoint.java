@@ -32,6 +32,14 @@ public interface EndPoint {
     boolean isOpen();
 
     /**
+     * @return whether the bytes are encrypted on the wire (TLS): requests received over this endpoint are
+     *     {@code https}; false for plain TCP and Unix-domain sockets
+     */
+    default boolean isSecure() {
+        return false;
+    }
+
+    /**
      * Reads what is available now, without blocking.
      *
      * @param buffer where to append the bytes, in fill mode

@@ -11,6 +11,7 @@ import dev.quarry.http.PreEncodedHttpField;
 import dev.quarry.io.ConnectionFactory;
 import dev.quarry.io.IdleTimeouts;
 import dev.quarry.io.ServerConnector;
+import dev.quarry.io.TlsConnectionFactory;
 import dev.quarry.server.internal.DateField;
 import dev.quarry.server.internal.ErrorPages;
 import dev.quarry.server.internal.HandlerInvoker;
@@ -201,8 +202,22 @@ public final class Server implements Dumpable {
             mixed.add(protocolOnly("h2c"));
         }
         List<ConnectionFactory> http2Only = List.of(new Http2OnlyConnectionFactory(context));
+        // Over TLS, HTTP/2 is chosen by ALPN only: no h2c upgrade nor prior knowledge on an HTTP/1.1 connection.
+        ServerContext secure = context.withHttp2(Optional.empty());
+        Http1ConnectionFactory http1OverTls = new Http1ConnectionFactory(secure);
         int index = 0;
         for (ServerBuilder.ListenSpec listen : config.listeners()) {
+            List<ConnectionFactory> factories = listen.http2Only() ? http2Only : mixed;
+            if (listen.tls().isPresent()) {
+                TlsConfig tls = listen.tls().get();
+                List<ConnectionFactory> alpn = tls.http2()
+                        ? List.of(new Http2OnlyConnectionFactory(secure, "h2"), http1OverTls)
+                        : List.of(http1OverTls);
+                List<ConnectionFactory> chain = new ArrayList<>();
+                chain.add(new TlsConnectionFactory(tls.sslContext(), buffers, threadPool, alpn, http1OverTls));
+                chain.addAll(alpn);
+                factories = chain;
+            }
             ServerConnector.Config connectorConfig = new ServerConnector.Config(
                     config.name() + "-" + index++,
                     listen.host(),
@@ -213,15 +228,29 @@ public final class Server implements Dumpable {
                     config.selectors(),
                     config.maxConnections(),
                     config.idleTimeout(),
-                    listen.http2Only() ? http2Only : mixed);
+                    factories);
             ServerConnector connector = ServerConnector.create(connectorConfig, threadPool, IdleTimeouts.of(timer));
             connector.start();
             connectors.add(connector);
             LOG.log(
                     Level.INFO,
-                    "Started " + connector.describe()
+                    "Started " + describe(connector)
                             + url(connector).map(url -> " — " + url).orElse(""));
         }
+    }
+
+    /** @return whether the connector speaks TLS */
+    static boolean isSecure(ServerConnector connector) {
+        return connector.config().connectionFactories().get(0) instanceof TlsConnectionFactory;
+    }
+
+    /**
+     * @return what a connector serves, e.g. {@code http/1.1 (h2c) on 0.0.0.0:8080}, or {@code https (h2, http/1.1) on
+     *     0.0.0.0:8443} for TLS, whose protocols in parentheses are those ALPN may choose
+     */
+    static String describe(ServerConnector connector) {
+        String description = connector.describe();
+        return isSecure(connector) ? "https" + description.substring("tls".length()) : description;
     }
 
     /**
@@ -237,7 +266,7 @@ public final class Server implements Dumpable {
             if (host.contains(":")) {
                 host = "[" + host + "]";
             }
-            return Optional.of("http://" + host + ":" + inet.getPort() + "/");
+            return Optional.of((isSecure(connector) ? "https://" : "http://") + host + ":" + inet.getPort() + "/");
         }
         return Optional.empty();
     }
@@ -364,7 +393,9 @@ public final class Server implements Dumpable {
         throw new IllegalStateException("no TCP connector is started");
     }
 
-    /** @return {@code http://127.0.0.1:port/} for the first TCP connector (or its bound host) */
+    /**
+     * @return {@code http://127.0.0.1:port/} ({@code https://} for TLS) for the first TCP connector (or its bound host)
+     */
     public URI uri() {
         for (ServerConnector connector : connectors) {
             if (connector.boundAddress().orElse(null) instanceof InetSocketAddress inet) {
@@ -374,7 +405,7 @@ public final class Server implements Dumpable {
                 if (host.contains(":")) {
                     host = "[" + host + "]";
                 }
-                return URI.create("http://" + host + ":" + inet.getPort() + "/");
+                return URI.create((isSecure(connector) ? "https://" : "http://") + host + ":" + inet.getPort() + "/");
             }
         }
         throw new IllegalStateException("no TCP connector is started");

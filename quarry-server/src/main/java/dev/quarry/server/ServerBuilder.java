@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * Configures a {@link Server} in code. Every setting has a default that a demanding user would pick; the effective
@@ -61,7 +62,7 @@ public final class ServerBuilder {
      * @return this
      */
     public ServerBuilder http(int port) {
-        listeners.add(new ListenSpec(Optional.empty(), checkPort(port), Optional.empty(), false));
+        listeners.add(new ListenSpec(Optional.empty(), checkPort(port), Optional.empty(), false, Optional.empty()));
         return this;
     }
 
@@ -74,7 +75,8 @@ public final class ServerBuilder {
      * @return this
      */
     public ServerBuilder http2(String host, int port) {
-        listeners.add(new ListenSpec(Optional.ofNullable(host), checkPort(port), Optional.empty(), true));
+        listeners.add(
+                new ListenSpec(Optional.ofNullable(host), checkPort(port), Optional.empty(), true, Optional.empty()));
         return this;
     }
 
@@ -87,8 +89,45 @@ public final class ServerBuilder {
      */
     public ServerBuilder http(String host, int port) {
         Objects.requireNonNull(host, "host (use http(port) for all interfaces)");
-        listeners.add(new ListenSpec(Optional.of(host), checkPort(port), Optional.empty(), false));
+        listeners.add(new ListenSpec(Optional.of(host), checkPort(port), Optional.empty(), false, Optional.empty()));
         return this;
+    }
+
+    /**
+     * Listens on a TCP port on all interfaces for HTTPS: TLS 1.3 or 1.2, then HTTP/2 or HTTP/1.1 as ALPN negotiates
+     * ({@code h2} when the client offers it, HTTP/1.1 otherwise and for clients without ALPN). See {@link TlsConfig}.
+     *
+     * @param port the port; 0 picks a free one
+     * @param tls sets the certificate, e.g. {@code tls -> tls.pem(cert, key)}
+     * @return this
+     * @throws IllegalStateException if {@code tls} sets no certificate
+     */
+    public ServerBuilder https(int port, Consumer<TlsConfig.Builder> tls) {
+        listeners.add(
+                new ListenSpec(Optional.empty(), checkPort(port), Optional.empty(), false, Optional.of(tls(tls))));
+        return this;
+    }
+
+    /**
+     * Listens on a TCP host and port for HTTPS; see {@link #https(int, Consumer)}.
+     *
+     * @param host a host name or address, e.g. {@code 127.0.0.1}
+     * @param port the port; 0 picks a free one
+     * @param tls sets the certificate
+     * @return this
+     */
+    public ServerBuilder https(String host, int port, Consumer<TlsConfig.Builder> tls) {
+        Objects.requireNonNull(host, "host (use https(port, tls) for all interfaces)");
+        listeners.add(
+                new ListenSpec(Optional.of(host), checkPort(port), Optional.empty(), false, Optional.of(tls(tls))));
+        return this;
+    }
+
+    private static TlsConfig tls(Consumer<TlsConfig.Builder> tls) {
+        Objects.requireNonNull(tls, "tls");
+        TlsConfig.Builder builder = TlsConfig.builder();
+        tls.accept(builder);
+        return builder.build();
     }
 
     /**
@@ -99,7 +138,7 @@ public final class ServerBuilder {
      */
     public ServerBuilder unix(Path path) {
         Objects.requireNonNull(path, "path");
-        listeners.add(new ListenSpec(Optional.empty(), 0, Optional.of(path), false));
+        listeners.add(new ListenSpec(Optional.empty(), 0, Optional.of(path), false, Optional.empty()));
         return this;
     }
 
@@ -531,7 +570,8 @@ public final class ServerBuilder {
      */
     public Server build() {
         if (listeners.isEmpty()) {
-            throw new IllegalStateException("no listener: call http(port), http(host, port) or unix(path)");
+            throw new IllegalStateException(
+                    "no listener: call http(port), http(host, port), https(port, tls) or unix(path)");
         }
         if (handler == null && routes.isEmpty() && statusPath == null && metricsPath == null) {
             throw new IllegalStateException("no handler: call handler(...) or route(...)");
@@ -563,8 +603,9 @@ public final class ServerBuilder {
         return value;
     }
 
-    /** Where to listen: a TCP host/port, or a Unix socket path; HTTP/1.1 and h2c, or HTTP/2 only. */
-    record ListenSpec(Optional<String> host, int port, Optional<Path> unix, boolean http2Only) {}
+    /** Where to listen: a TCP host/port, or a Unix socket path; HTTP/1.1 and h2c, HTTP/2 only, or HTTPS. */
+    record ListenSpec(
+            Optional<String> host, int port, Optional<Path> unix, boolean http2Only, Optional<TlsConfig> tls) {}
 
     /** A route as given to the builder. */
     record RouteSpec(String spec, AsyncHandler handler) {}

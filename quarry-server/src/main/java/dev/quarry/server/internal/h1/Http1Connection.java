@@ -355,7 +355,7 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
                     request.target,
                     request.version,
                     request.fields,
-                    "http",
+                    endPoint().isSecure() ? "https" : "http",
                     authority,
                     parser.contentLength());
         } catch (BadMessageException x) {

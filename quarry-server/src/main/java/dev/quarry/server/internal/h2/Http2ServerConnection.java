@@ -138,7 +138,7 @@ public final class Http2ServerConnection extends AbstractConnection
 
     @Override
     public String protocol() {
-        return "h2c";
+        return endPoint().isSecure() ? "h2" : "h2c";
     }
 
     /**

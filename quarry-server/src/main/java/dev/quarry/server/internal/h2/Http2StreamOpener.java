@@ -82,7 +82,7 @@ final class Http2StreamOpener {
                     request.target(),
                     HttpVersion.HTTP_2,
                     request.fields(),
-                    "http",
+                    endPoint.isSecure() ? "https" : "http",
                     request.fields().get(HttpHeader.HOST).orElse(""),
                     length);
             stream.exchange(exchange, length);
@@ -167,7 +167,7 @@ final class Http2StreamOpener {
                     head.path() != null ? head.path() : head.authority(),
                     HttpVersion.HTTP_2,
                     head.fields(),
-                    head.scheme() != null ? head.scheme() : "http",
+                    head.scheme() != null ? head.scheme() : endPoint.isSecure() ? "https" : "http",
                     head.authority(),
                     head.contentLength());
         } catch (BadMessageException x) {

@@ -1,0 +1,149 @@
+package dev.quarry.io;
+
+import dev.quarry.core.buffer.ByteBufferPool;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLParameters;
+
+/**
+ * Creates {@link TlsConnection}s for accepted endpoints, and after each handshake the connection of the protocol that
+ * ALPN (RFC 7301) chose: the first of the {@code next} factories, in their order, whose {@link
+ * ConnectionFactory#protocol()} the client offered ({@code h2} before {@code http/1.1}); the {@code fallback} when the
+ * client offered none (a client without ALPN speaks HTTP/1.1). A client that offers only protocols we do not speak
+ * gets the {@code no_application_protocol} alert.
+ *
+ * <p>Engines speak TLS 1.3 and 1.2 only, with the JDK's default cipher suites restricted to those with ephemeral key
+ * exchange and AEAD encryption (GCM, ChaCha20-Poly1305): none of them is on the HTTP/2 block list (RFC 9113 §9.2.2,
+ * Appendix A), so {@code h2} can be chosen whatever suite the handshake picks. The server's suite order wins.
+ *
+ * <p>Thread-safety: immutable; any thread.
+ */
+public final class TlsConnectionFactory implements ConnectionFactory {
+    /** The TLS versions served. */
+    public static final List<String> PROTOCOLS = List.of("TLSv1.3", "TLSv1.2");
+
+    private final SSLContext context;
+    private final ByteBufferPool buffers;
+    private final Executor executor;
+    private final List<ConnectionFactory> next;
+    private final ConnectionFactory fallback;
+    private final String[] protocols;
+    private final String[] cipherSuites;
+
+    /**
+     * @param context the server's SSL context (key managers with its certificate)
+     * @param buffers the pool of the connections' buffers
+     * @param executor runs the handshakes' delegated tasks (blocking work)
+     * @param next the protocols ALPN may choose, in the server's order of preference
+     * @param fallback the protocol of clients that do not use ALPN
+     */
+    public TlsConnectionFactory(
+            SSLContext context,
+            ByteBufferPool buffers,
+            Executor executor,
+            List<ConnectionFactory> next,
+            ConnectionFactory fallback) {
+        this.context = Objects.requireNonNull(context, "context");
+        this.buffers = Objects.requireNonNull(buffers, "buffers");
+        this.executor = Objects.requireNonNull(executor, "executor");
+        this.next = List.copyOf(next);
+        this.fallback = Objects.requireNonNull(fallback, "fallback");
+        SSLParameters defaults = context.getDefaultSSLParameters();
+        this.protocols = PROTOCOLS.stream()
+                .filter(Arrays.asList(context.getSupportedSSLParameters().getProtocols())::contains)
+                .toArray(String[]::new);
+        if (protocols.length == 0) {
+            throw new IllegalArgumentException("the SSL context supports neither TLSv1.3 nor TLSv1.2: " + context);
+        }
+        this.cipherSuites = aeadCipherSuites(defaults.getCipherSuites());
+    }
+
+    /**
+     * The suites HTTP/2 accepts: TLS 1.3's (all AEAD), and TLS 1.2's with ephemeral (EC)DH key exchange and AEAD
+     * encryption; never static RSA key exchange nor CBC, which RFC 9113 blocks.
+     *
+     * @param suites candidate suites, in preference order
+     * @return those kept, in the same order
+     */
+    public static String[] aeadCipherSuites(String[] suites) {
+        List<String> kept = new ArrayList<>();
+        for (String suite : suites) {
+            boolean tls13 = suite.startsWith("TLS_AES_") || suite.startsWith("TLS_CHACHA20_");
+            boolean ephemeral = suite.startsWith("TLS_ECDHE_") || suite.startsWith("TLS_DHE_");
+            boolean aead = suite.contains("_GCM_") || suite.contains("_CHACHA20_POLY1305_");
+            if (tls13 || (ephemeral && aead) || suite.equals("TLS_EMPTY_RENEGOTIATION_INFO_SCSV")) {
+                kept.add(suite);
+            }
+        }
+        return kept.toArray(String[]::new);
+    }
+
+    @Override
+    public String protocol() {
+        return "tls";
+    }
+
+    /** @return the protocols ALPN may choose, in order of preference */
+    public List<String> applicationProtocols() {
+        return next.stream().map(ConnectionFactory::protocol).toList();
+    }
+
+    @Override
+    public Connection newConnection(ServerConnector connector, EndPoint endPoint) {
+        SSLEngine engine = newEngine();
+        return new TlsConnection(
+                endPoint,
+                engine,
+                buffers,
+                executor,
+                tls -> factoryFor(tls.applicationProtocol()).newConnection(connector, tls.decryptedEndPoint()));
+    }
+
+    /** @return a server engine configured as this class describes */
+    SSLEngine newEngine() {
+        SSLEngine engine = context.createSSLEngine();
+        engine.setUseClientMode(false);
+        SSLParameters parameters = engine.getSSLParameters();
+        parameters.setProtocols(protocols);
+        parameters.setCipherSuites(cipherSuites);
+        parameters.setUseCipherSuitesOrder(true);
+        engine.setSSLParameters(parameters);
+        engine.setHandshakeApplicationProtocolSelector((unused, offered) -> select(offered));
+        return engine;
+    }
+
+    /**
+     * @return the chosen protocol; "" (no ALPN in the answer) when the client offered none; null when it offered only
+     *     protocols we do not speak, which makes the engine send {@code no_application_protocol}
+     */
+    private String select(List<String> offered) {
+        if (offered == null || offered.isEmpty()) {
+            return "";
+        }
+        for (ConnectionFactory factory : next) {
+            if (offered.contains(factory.protocol())) {
+                return factory.protocol();
+            }
+        }
+        return null;
+    }
+
+    private ConnectionFactory factoryFor(String protocol) {
+        for (ConnectionFactory factory : next) {
+            if (factory.protocol().equals(protocol)) {
+                return factory;
+            }
+        }
+        return fallback;
+    }
+
+    @Override
+    public String toString() {
+        return "TlsConnectionFactory{" + String.join(",", protocols) + ", alpn=" + applicationProtocols() + "}";
+    }
+}
