@@ -7,6 +7,7 @@ import dev.quarry.core.strategy.StrategyStatistics;
 import dev.quarry.core.thread.TryExecutor;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ClosedSelectorException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
@@ -121,6 +122,14 @@ public final class ManagedSelector implements ExecutionStrategy.Producer, Dumpab
 
     private Runnable processKey(SelectionKey key) {
         Object attachment = key.attachment();
+        if (attachment instanceof SelectorManager.Connect connect) {
+            if (!key.isValid()) {
+                connect.fail(new ClosedChannelException());
+            } else {
+                connect.onConnectable();
+            }
+            return null;
+        }
         if (!(attachment instanceof SocketEndPoint endPoint)) {
             return null;
         }
@@ -198,6 +207,8 @@ public final class ManagedSelector implements ExecutionStrategy.Producer, Dumpab
         for (SelectionKey key : current.keys()) {
             if (key.attachment() instanceof SocketEndPoint endPoint) {
                 endPoint.close();
+            } else if (key.attachment() instanceof SelectorManager.Connect connect) {
+                connect.fail(new ClosedSelectorException());
             }
         }
         try {

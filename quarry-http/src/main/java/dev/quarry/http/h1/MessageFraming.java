@@ -220,6 +220,27 @@ final class MessageFraming {
      * @throws BadMessageException 400, 413 or 501 naming the problem
      */
     void complete(HttpVersion version, long maxContentLength) {
+        checkTransferEncoding();
+        if (version == HttpVersion.HTTP_1_1 && hostCount == 0) {
+            throw new BadMessageException("missing Host field in HTTP/1.1 request");
+        }
+        checkContentLength(maxContentLength);
+    }
+
+    /**
+     * Decides the framing of a response once its header section is complete: like a request's, without the Host rule.
+     * A response whose transfer coding is not chunked alone is rejected too (RFC 9112 §6.3 would read it until the
+     * connection closes, but this client could not decode it).
+     *
+     * @param maxContentLength the largest content accepted
+     * @throws BadMessageException naming the problem
+     */
+    void completeResponse(long maxContentLength) {
+        checkTransferEncoding();
+        checkContentLength(maxContentLength);
+    }
+
+    private void checkTransferEncoding() {
         if (transferEncodingSeen) {
             if (contentLengthSeen) {
                 // RFC 9112 §6.1 allows either rejecting or ignoring Content-Length; ignoring it is how CL.TE and TE.CL
@@ -240,9 +261,9 @@ final class MessageFraming {
                         "unsupported transfer coding: " + HttpChars.quote(unsupportedCoding));
             }
         }
-        if (version == HttpVersion.HTTP_1_1 && hostCount == 0) {
-            throw new BadMessageException("missing Host field in HTTP/1.1 request");
-        }
+    }
+
+    private void checkContentLength(long maxContentLength) {
         if (contentLength > maxContentLength) {
             throw new BadMessageException(
                     HttpStatus.CONTENT_TOO_LARGE_413,

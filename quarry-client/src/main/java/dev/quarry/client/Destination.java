@@ -1,0 +1,304 @@
+package dev.quarry.client;
+
+import dev.quarry.core.pool.Pool;
+import dev.quarry.core.timer.Timeout;
+import dev.quarry.io.SelectorManager;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Everything the client keeps for one origin: a bounded queue of exchanges waiting for a connection, in front of a
+ * duplex pool of HTTP/1.1 connections built on quarry-core's lock-free {@link Pool} (one exchange per connection at a
+ * time, at most {@code maxConnectionsPerDestination} connections, reserved before they are opened so that concurrent
+ * sends never overshoot).
+ *
+ * <p><b>Flow.</b> {@link #send} queues the exchange and {@link #process()}es the queue: acquire an idle connection
+ * and assign it the oldest exchange, or reserve a pool entry and open a connection (which processes the queue again
+ * once open). A connection that finishes an exchange is released and processes the queue too. So an exchange never
+ * waits while a connection is idle: whoever changes either side looks at the other.
+ *
+ * <p>Thread-safety: lock-free; {@link #process()} runs on any thread (application, selector, executor) and never
+ * blocks: connects are started on the executor, since resolving a host name may block.
+ */
+final class Destination {
+    private static final System.Logger LOG = System.getLogger(Destination.class.getName());
+
+    private final Origin origin;
+    private final HttpClient client;
+    private final Pool<HttpConnection> pool;
+    private final ConcurrentLinkedDeque<Exchange> queue = new ConcurrentLinkedDeque<>();
+    private final AtomicInteger queued = new AtomicInteger();
+    private final AtomicInteger open = new AtomicInteger();
+    private final AtomicInteger maxOpen = new AtomicInteger();
+    private final LongAdder opened = new LongAdder();
+    private final LongAdder closed = new LongAdder();
+    private final LongAdder exchanges = new LongAdder();
+    private final LongAdder retries = new LongAdder();
+    private final LongAdder rejected = new LongAdder();
+    private volatile boolean stopped;
+
+    Destination(Origin origin, HttpClient client) {
+        this.origin = origin;
+        this.client = client;
+        this.pool = Pool.<HttpConnection>builder(client.maxConnectionsPerDestination())
+                .maxUsage(client.maxUsagePerConnection())
+                .cacheSize(client.threadLocalCacheSize())
+                .build();
+    }
+
+    Origin origin() {
+        return origin;
+    }
+
+    /** Queues an exchange, or fails it at once if the queue is full. */
+    void send(Exchange exchange) {
+        exchange.destination(this);
+        if (stopped) {
+            exchange.fail(new IOException("the client is closed"));
+            return;
+        }
+        if (queued.incrementAndGet() > client.maxQueuedPerDestination()) {
+            queued.decrementAndGet();
+            rejected.increment();
+            exchange.fail(new RejectedExecutionException("the request queue of " + origin + " is full ("
+                    + client.maxQueuedPerDestination() + " requests wait for one of its "
+                    + client.maxConnectionsPerDestination() + " connections): " + exchange.request));
+            return;
+        }
+        exchanges.increment();
+        queue.offer(exchange);
+        process();
+    }
+
+    /** Puts an exchange back at the head of the queue, for its one retry on another connection. */
+    void retry(Exchange exchange) {
+        retries.increment();
+        queued.incrementAndGet();
+        queue.offerFirst(exchange);
+        process();
+    }
+
+    /** @return true if the exchange was still queued and is removed */
+    boolean dequeue(Exchange exchange) {
+        if (queue.remove(exchange)) {
+            queued.decrementAndGet();
+            return true;
+        }
+        return false;
+    }
+
+    private Exchange poll() {
+        Exchange exchange = queue.poll();
+        if (exchange != null) {
+            queued.decrementAndGet();
+        }
+        return exchange;
+    }
+
+    /** Matches queued exchanges with idle connections, and opens connections when none is idle. */
+    void process() {
+        while (!queue.isEmpty()) {
+            if (stopped) {
+                failQueued(new IOException("the client is closed"));
+                return;
+            }
+            Pool.Entry<HttpConnection> entry = pool.acquire();
+            if (entry == null) {
+                // One connect per waiting exchange at most: a busy pool does not open every free slot at once.
+                if (pool.reservedCount() < queued.get()) {
+                    Pool.Entry<HttpConnection> reserved = pool.reserve();
+                    if (reserved != null) {
+                        connect(reserved);
+                    }
+                }
+                return;
+            }
+            HttpConnection connection = entry.pooled();
+            if (!connection.isUsable()) {
+                retire(entry);
+                continue;
+            }
+            Exchange exchange = poll();
+            if (exchange == null) {
+                if (!entry.release()) {
+                    retire(entry);
+                }
+                continue; // an exchange queued meanwhile may have found no connection: look again
+            }
+            connection.assign(exchange, entry.usageCount() > 1);
+        }
+    }
+
+    private void connect(Pool.Entry<HttpConnection> entry) {
+        client.executor().execute(() -> {
+            InetSocketAddress address = new InetSocketAddress(origin.host(), origin.port());
+            if (address.isUnresolved()) {
+                connectFailed(entry, new UnknownHostException("cannot resolve host '" + origin.host() + "'"));
+                return;
+            }
+            Attempt attempt = new Attempt();
+            SelectorManager.PendingConnect pending = client.selectors()
+                    .connect(
+                            address,
+                            endPoint -> {
+                                attempt.done();
+                                return new HttpConnection(endPoint, this, client, entry);
+                            },
+                            endPoint -> {},
+                            failure -> connectFailed(entry, failure));
+            long millis = client.connectTimeoutMillis();
+            if (millis > 0) {
+                attempt.timeout(client.timer()
+                        .schedule(
+                                () -> pending.cancel(new SocketTimeoutException(
+                                        "connect to " + origin + " timed out after " + millis + " ms")),
+                                millis,
+                                TimeUnit.MILLISECONDS));
+            }
+        });
+    }
+
+    /** Cancels the connect timeout once the connect is done, whichever of the two happens first. */
+    private static final class Attempt {
+        private volatile boolean done;
+        private volatile Timeout timeout;
+
+        void done() {
+            done = true;
+            Timeout current = timeout;
+            if (current != null) {
+                current.cancel();
+            }
+        }
+
+        void timeout(Timeout timeout) {
+            this.timeout = timeout;
+            if (done) {
+                timeout.cancel();
+            }
+        }
+    }
+
+    private void connectFailed(Pool.Entry<HttpConnection> entry, Throwable failure) {
+        entry.remove();
+        IOException cause;
+        if (failure instanceof SocketTimeoutException || failure instanceof UnknownHostException) {
+            cause = (IOException) failure;
+        } else {
+            cause = new ConnectException("cannot connect to " + origin + ": " + failure);
+            cause.initCause(failure);
+        }
+        LOG.log(Level.DEBUG, "connect to {0} failed: {1}", origin, failure);
+        // The exchange that asked for this connection fails; the others get their own attempt.
+        Exchange exchange = poll();
+        if (exchange != null) {
+            exchange.fail(cause);
+        }
+        process();
+    }
+
+    /** A new connection is open: make it available and serve the queue. */
+    void onOpened(HttpConnection connection) {
+        int now = open.incrementAndGet();
+        maxOpen.accumulateAndGet(now, Math::max);
+        opened.increment();
+        if (!connection.entry.enable(connection, false)) {
+            connection.endPoint().close(); // the client closed meanwhile
+            return;
+        }
+        process();
+    }
+
+    /** A connection's endpoint closed (called before its pool entry is removed). */
+    void onClosed(HttpConnection connection) {
+        open.decrementAndGet();
+        closed.increment();
+    }
+
+    /** A connection finished an exchange and persists: back to the pool, then serve the queue. */
+    void release(HttpConnection connection) {
+        if (!connection.entry.release()) {
+            retire(connection.entry); // worn out (max usage) or the pool closed
+        }
+        process();
+    }
+
+    /** A connection that carried an exchange cannot be reused: close it and leave the pool. */
+    void remove(HttpConnection connection) {
+        connection.endPoint().close();
+        connection.entry.remove();
+        process();
+    }
+
+    /** An idle connection closed (the server closed it, or its idle timeout expired). */
+    void removeIdle(HttpConnection connection) {
+        connection.entry.removeIfIdle();
+    }
+
+    private void retire(Pool.Entry<HttpConnection> entry) {
+        entry.pooled().endPoint().close();
+        entry.remove();
+    }
+
+    private void failQueued(Throwable cause) {
+        Exchange exchange;
+        while ((exchange = poll()) != null) {
+            exchange.fail(cause);
+        }
+    }
+
+    /** Closes every connection and fails the queued exchanges. */
+    void stop() {
+        stopped = true;
+        failQueued(new IOException("the client is closed"));
+        List<HttpConnection> all = new ArrayList<>();
+        for (Pool.Entry<HttpConnection> entry : pool.entries()) {
+            HttpConnection connection = entry.pooled();
+            if (connection != null) {
+                all.add(connection);
+            }
+        }
+        pool.close();
+        for (HttpConnection connection : all) {
+            connection.endPoint().close(new IOException("the client is closed"));
+        }
+    }
+
+    DestinationStatistics statistics() {
+        return new DestinationStatistics(
+                origin,
+                queued.get(),
+                pool.size(),
+                pool.idleCount(),
+                pool.inUseCount(),
+                pool.reservedCount(),
+                open.get(),
+                maxOpen.get(),
+                opened.sum(),
+                closed.sum(),
+                exchanges.sum(),
+                retries.sum(),
+                rejected.sum());
+    }
+
+    @Override
+    public String toString() {
+        DestinationStatistics s = statistics();
+        return "Destination{" + origin + ", queued=" + s.queued() + "/" + client.maxQueuedPerDestination()
+                + ", pool=" + s.connections() + "/" + pool.maxEntries() + " (idle=" + s.idle() + ", inUse=" + s.inUse()
+                + ", connecting=" + s.connecting() + "), open=" + s.open() + ", maxOpen=" + s.maxOpen() + ", opened="
+                + s.opened() + ", closed=" + s.closed() + ", exchanges=" + s.exchanges() + ", retries=" + s.retries()
+                + ", rejected=" + s.rejected() + ", maxUsage=" + pool.maxUsage() + ", cache=" + pool.cacheSize() + "}";
+    }
+}

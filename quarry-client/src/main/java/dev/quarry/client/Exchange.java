@@ -1,0 +1,140 @@
+package dev.quarry.client;
+
+import dev.quarry.core.timer.Timeout;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One request and its response, from {@code send} until the response content ended or the exchange failed. It waits
+ * in its destination's queue, then is assigned to one connection (or, after a retry, to a second one).
+ *
+ * <p>The application's future completes on the client's executor (a virtual thread), never on a selector thread, so
+ * that what the application chains to it may block.
+ *
+ * <p>Thread-safety: the outcome is decided by one CAS ({@link #deliver}, {@link #fail}); fields are volatile.
+ */
+final class Exchange {
+    private static final int PENDING = 0;
+    private static final int DELIVERED = 1;
+    private static final int FAILED = 2;
+
+    final HttpRequest request;
+    final CompletableFuture<HttpResponse> future = new CompletableFuture<>();
+    private final Executor executor;
+    private final AtomicInteger state = new AtomicInteger(PENDING);
+    private volatile Destination destination;
+    private volatile HttpConnection connection;
+    private volatile Timeout timeout;
+    private volatile Throwable abortCause;
+    private volatile boolean retried;
+
+    Exchange(HttpRequest request, Executor executor) {
+        this.request = request;
+        this.executor = executor;
+    }
+
+    void destination(Destination destination) {
+        this.destination = destination;
+    }
+
+    void timeout(Timeout timeout) {
+        this.timeout = timeout;
+        if (state.get() == FAILED) {
+            timeout.cancel();
+        }
+    }
+
+    /** @param connection the connection the exchange is assigned to now, or null when it goes back to the queue */
+    void connection(HttpConnection connection) {
+        this.connection = connection;
+    }
+
+    /** Delivers the response head to the application. @return false if the exchange already failed */
+    boolean deliver(HttpResponse response) {
+        if (!state.compareAndSet(PENDING, DELIVERED)) {
+            return false;
+        }
+        executor.execute(() -> future.complete(response));
+        return true;
+    }
+
+    /**
+     * Fails the exchange before its response was delivered.
+     *
+     * @return false if the response was already delivered (its content must then fail) or the exchange failed already
+     */
+    boolean fail(Throwable cause) {
+        if (!state.compareAndSet(PENDING, FAILED)) {
+            return false;
+        }
+        cancelTimeout();
+        executor.execute(() -> future.completeExceptionally(cause));
+        return true;
+    }
+
+    /** The exchange ended: the response content was read or the exchange failed. */
+    void ended() {
+        cancelTimeout();
+    }
+
+    private void cancelTimeout() {
+        Timeout current = timeout;
+        if (current != null) {
+            current.cancel();
+        }
+    }
+
+    /**
+     * Aborts the exchange wherever it is: in the queue it fails at once; on a connection the connection is closed with
+     * {@code cause}, which fails the exchange (never retried). Never blocks.
+     */
+    void abort(Throwable cause) {
+        if (abortCause == null) {
+            abortCause = cause;
+        }
+        HttpConnection current = connection;
+        if (current != null) {
+            current.abort(this, cause);
+            return;
+        }
+        Destination queuedAt = destination;
+        if (queuedAt != null && queuedAt.dequeue(this)) {
+            fail(cause);
+            return;
+        }
+        // Between the queue and a connection: the connection sees abortCause when it is assigned.
+        current = connection;
+        if (current != null) {
+            current.abort(this, cause);
+        }
+    }
+
+    /** @return the cause of an abort, or null */
+    Throwable abortCause() {
+        return abortCause;
+    }
+
+    /**
+     * Decides whether a failure on a connection may be retried on a new one: once only, never after an abort, only on
+     * a connection that was reused from the pool and received no byte of the response, and only if the request is
+     * idempotent with a replayable body or nothing of it was sent (RFC 9110 §9.2.2, RFC 9112 §9.3.1).
+     *
+     * @return true if the exchange goes back to the queue (and is marked retried)
+     */
+    boolean retryable(boolean reusedConnection, boolean responseStarted, boolean requestSent) {
+        if (retried || abortCause != null || state.get() != PENDING || !reusedConnection || responseStarted) {
+            return false;
+        }
+        boolean safe = !requestSent || (request.isIdempotent() && request.body().isReplayable());
+        if (safe) {
+            retried = true;
+        }
+        return safe;
+    }
+
+    @Override
+    public String toString() {
+        return "Exchange@" + Integer.toHexString(hashCode()) + "{" + request + ", state=" + state.get() + "}";
+    }
+}

@@ -1,0 +1,442 @@
+package dev.quarry.client;
+
+import dev.quarry.core.buffer.BucketedByteBufferPool;
+import dev.quarry.core.buffer.ByteBufferPool;
+import dev.quarry.core.thread.ThreadPool;
+import dev.quarry.core.timer.HashedWheelTimer;
+import dev.quarry.http.h1.HttpParserConfig;
+import dev.quarry.io.IdleTimeouts;
+import dev.quarry.io.SelectorManager;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
+import java.lang.System.Logger.Level;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * An HTTP/1.1 client: requests go to a destination per origin (scheme, host, port), which queues them (bounded) in
+ * front of a pool of keep-alive connections.
+ *
+ * <pre>{@code
+ * try (HttpClient client = HttpClient.builder().maxConnectionsPerDestination(8).build()) {
+ *     HttpResponse response = client.send(HttpRequest.get("http://localhost:8080/hello"));
+ *     System.out.println(response.status() + " " + response.asString());
+ * }
+ * }</pre>
+ *
+ * <p><b>Shapes.</b> {@link #send} blocks until the response head arrived (natural on a virtual thread);
+ * {@link #sendAsync} returns a future completed then, on a virtual thread of the client, so that what is chained to
+ * it may block. Either way the content is then streamed with back pressure ({@link HttpResponse#body()}) or read whole.
+ *
+ * <p><b>Connections.</b> At most {@code maxConnectionsPerDestination} per origin; beyond, requests wait in a queue of
+ * at most {@code maxQueuedRequestsPerDestination} and a request that finds it full fails at once with a
+ * {@link java.util.concurrent.RejectedExecutionException}. Connections persist unless the server or the request says
+ * {@code Connection: close}, are closed after {@code maxUsagePerConnection} exchanges when set, and leave the pool
+ * when idle for {@code idleTimeout} or when the server closes them. A request sent on a pooled connection that the
+ * server had closed meanwhile is retried once on a new connection if it is idempotent with a replayable body, or if
+ * nothing of it was sent.
+ *
+ * <p><b>Timeouts</b> fail the request with a {@link SocketTimeoutException}: connect, idle (no byte either way on a
+ * connection carrying the exchange) and request (the whole exchange, from send to the end of the content).
+ *
+ * <p><b>Threads.</b> One platform thread per selector; virtual threads write requests and complete futures; a timer
+ * thread. No selector thread ever blocks (no application code runs on one).
+ *
+ * <p>Not supported yet: TLS, HTTP/2, proxies, redirects, cookies, content codings.
+ *
+ * <p>Thread-safety: immutable configuration; all methods may be called from any thread.
+ */
+public final class HttpClient implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(HttpClient.class.getName());
+
+    private final Builder config;
+    private final ThreadPool threads;
+    private final HashedWheelTimer timer;
+    private final SelectorManager selectors;
+    private final ExecutorService executor;
+    private final ByteBufferPool bufferPool;
+    private final HttpParserConfig parserConfig;
+    private final ConcurrentMap<Origin, Destination> destinations = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+
+    private HttpClient(Builder builder) {
+        this.config = builder.copy();
+        this.bufferPool = builder.bufferPool != null ? builder.bufferPool : new BucketedByteBufferPool();
+        this.parserConfig = HttpParserConfig.builder()
+                .maxHeaderSize(builder.maxResponseHeaderSize)
+                .maxRequestLineLength(builder.maxResponseHeaderSize)
+                .build();
+        this.threads = ThreadPool.builder()
+                .name(builder.name)
+                .minThreads(builder.selectors)
+                .maxThreads(builder.selectors + 2)
+                .daemon(true)
+                .build();
+        this.timer = HashedWheelTimer.builder().name(builder.name + "-timer").build();
+        this.selectors = SelectorManager.create(builder.name, builder.selectors, threads, IdleTimeouts.of(timer));
+        this.executor = Executors.newThreadPerTaskExecutor(
+                Thread.ofVirtual().name(builder.name + "-", 0).factory());
+        try {
+            threads.start();
+            timer.start();
+            selectors.start();
+        } catch (IOException x) {
+            close();
+            throw new UncheckedIOException("cannot start the client's selectors", x);
+        } catch (RuntimeException x) {
+            close();
+            throw x;
+        }
+    }
+
+    /** @return a builder with the defaults */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return a client with the defaults */
+    public static HttpClient newClient() {
+        return builder().build();
+    }
+
+    /**
+     * Sends a request and waits for the head of its response.
+     *
+     * @param request the request
+     * @return the response; read its content or close it
+     * @throws IOException if the request fails: {@link SocketTimeoutException} on a timeout,
+     *     {@link BadResponseException} on an invalid response, {@link java.net.ConnectException} when the server cannot
+     *     be reached
+     * @throws java.util.concurrent.RejectedExecutionException if the destination's queue is full
+     * @throws InterruptedException if interrupted while waiting (the exchange is then aborted)
+     */
+    public HttpResponse send(HttpRequest request) throws IOException, InterruptedException {
+        Exchange exchange = start(request);
+        try {
+            return exchange.future.get();
+        } catch (InterruptedException x) {
+            exchange.abort(new InterruptedIOException("interrupted waiting for the response"));
+            throw x;
+        } catch (ExecutionException x) {
+            Throwable cause = x.getCause();
+            if (cause instanceof IOException io) {
+                throw io;
+            }
+            if (cause instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            throw new IOException(cause);
+        }
+    }
+
+    /**
+     * Sends a request without waiting.
+     *
+     * @param request the request
+     * @return a future completed with the response once its head arrived (on a virtual thread of the client), or
+     *     failed like {@link #send}; cancelling it aborts the exchange
+     */
+    public CompletableFuture<HttpResponse> sendAsync(HttpRequest request) {
+        Exchange exchange = start(request);
+        exchange.future.whenComplete((response, failure) -> {
+            if (failure instanceof CancellationException) {
+                exchange.abort(new IOException("the request was cancelled"));
+            }
+        });
+        return exchange.future;
+    }
+
+    private Exchange start(HttpRequest request) {
+        Objects.requireNonNull(request, "request");
+        Exchange exchange = new Exchange(request, executor);
+        if (closed) {
+            exchange.fail(new IOException("the client is closed"));
+            return exchange;
+        }
+        Destination destination =
+                destinations.computeIfAbsent(request.origin(), origin -> new Destination(origin, this));
+        long millis = request.timeout().map(Duration::toMillis).orElse(config.requestTimeout.toMillis());
+        if (millis > 0) {
+            exchange.timeout(timer.schedule(
+                    () -> exchange.abort(
+                            new SocketTimeoutException("request " + request + " timed out after " + millis + " ms")),
+                    millis,
+                    TimeUnit.MILLISECONDS));
+        }
+        destination.send(exchange);
+        return exchange;
+    }
+
+    /** @return a snapshot of every destination's queue and pool */
+    public List<DestinationStatistics> statistics() {
+        List<DestinationStatistics> all = new ArrayList<>();
+        for (Destination destination : destinations.values()) {
+            all.add(destination.statistics());
+        }
+        return all;
+    }
+
+    /**
+     * @param origin an origin
+     * @return a snapshot of its destination, if the client sent a request there
+     */
+    public Optional<DestinationStatistics> statistics(Origin origin) {
+        return Optional.ofNullable(destinations.get(origin)).map(Destination::statistics);
+    }
+
+    /** Closes every connection, fails queued and in-flight requests, and stops the client's threads. Idempotent. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (Destination destination : destinations.values()) {
+            destination.stop();
+        }
+        try {
+            selectors.stop();
+            timer.stop();
+            threads.stop();
+        } catch (InterruptedException x) {
+            Thread.currentThread().interrupt();
+        } catch (Exception x) {
+            LOG.log(Level.WARNING, "stopping the client failed", x);
+        }
+        executor.shutdown();
+    }
+
+    // --- for the internals
+    // ---------------------------------------------------------------------------------------------
+
+    SelectorManager selectors() {
+        return selectors;
+    }
+
+    HashedWheelTimer timer() {
+        return timer;
+    }
+
+    ExecutorService executor() {
+        return executor;
+    }
+
+    ByteBufferPool bufferPool() {
+        return bufferPool;
+    }
+
+    HttpParserConfig parserConfig() {
+        return parserConfig;
+    }
+
+    int maxConnectionsPerDestination() {
+        return config.maxConnectionsPerDestination;
+    }
+
+    int maxQueuedPerDestination() {
+        return config.maxQueuedRequestsPerDestination;
+    }
+
+    int maxUsagePerConnection() {
+        return config.maxUsagePerConnection;
+    }
+
+    int threadLocalCacheSize() {
+        return config.threadLocalCacheSize;
+    }
+
+    long connectTimeoutMillis() {
+        return config.connectTimeout.toMillis();
+    }
+
+    long idleTimeoutMillis() {
+        return config.idleTimeout.toMillis();
+    }
+
+    int networkBufferSize() {
+        return config.bufferSize;
+    }
+
+    String userAgent() {
+        return config.userAgent;
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder out = new StringBuilder("HttpClient@")
+                .append(Integer.toHexString(hashCode()))
+                .append('{');
+        out.append(config.name)
+                .append(closed ? ", CLOSED" : "")
+                .append(", maxConnectionsPerDestination=")
+                .append(config.maxConnectionsPerDestination)
+                .append(", maxQueuedRequestsPerDestination=")
+                .append(config.maxQueuedRequestsPerDestination)
+                .append(", maxUsagePerConnection=")
+                .append(config.maxUsagePerConnection)
+                .append(", connectTimeout=")
+                .append(config.connectTimeout)
+                .append(", idleTimeout=")
+                .append(config.idleTimeout)
+                .append(", requestTimeout=")
+                .append(config.requestTimeout)
+                .append(", destinations=")
+                .append(destinations.values())
+                .append('}');
+        return out.toString();
+    }
+
+    /** Configures an {@link HttpClient}; not thread-safe. Every setting has a default. */
+    public static final class Builder {
+        private String name = "quarry-client";
+        private int selectors = 1;
+        private int maxConnectionsPerDestination = 64;
+        private int maxQueuedRequestsPerDestination = 1024;
+        private int maxUsagePerConnection;
+        private int threadLocalCacheSize;
+        private Duration connectTimeout = Duration.ofSeconds(10);
+        private Duration idleTimeout = Duration.ofSeconds(30);
+        private Duration requestTimeout = Duration.ZERO;
+        private int bufferSize = 32 * 1024;
+        private int maxResponseHeaderSize = 16 * 1024;
+        private String userAgent = "Quarry";
+        private ByteBufferPool bufferPool;
+
+        private Builder() {}
+
+        private Builder copy() {
+            Builder copy = new Builder();
+            copy.name = name;
+            copy.selectors = selectors;
+            copy.maxConnectionsPerDestination = maxConnectionsPerDestination;
+            copy.maxQueuedRequestsPerDestination = maxQueuedRequestsPerDestination;
+            copy.maxUsagePerConnection = maxUsagePerConnection;
+            copy.threadLocalCacheSize = threadLocalCacheSize;
+            copy.connectTimeout = connectTimeout;
+            copy.idleTimeout = idleTimeout;
+            copy.requestTimeout = requestTimeout;
+            copy.bufferSize = bufferSize;
+            copy.maxResponseHeaderSize = maxResponseHeaderSize;
+            copy.userAgent = userAgent;
+            copy.bufferPool = bufferPool;
+            return copy;
+        }
+
+        /** @param name names the client's threads (default {@code quarry-client}) */
+        public Builder name(String name) {
+            this.name = Objects.requireNonNull(name, "name");
+            return this;
+        }
+
+        /** @param selectors how many selector threads (default 1) */
+        public Builder selectors(int selectors) {
+            this.selectors = atLeast(1, selectors, "selectors");
+            return this;
+        }
+
+        /** @param max the most connections per origin (default 64) */
+        public Builder maxConnectionsPerDestination(int max) {
+            this.maxConnectionsPerDestination = atLeast(1, max, "maxConnectionsPerDestination");
+            return this;
+        }
+
+        /** @param max the most requests waiting for a connection per origin (default 1024); beyond, sends fail */
+        public Builder maxQueuedRequestsPerDestination(int max) {
+            this.maxQueuedRequestsPerDestination = atLeast(1, max, "maxQueuedRequestsPerDestination");
+            return this;
+        }
+
+        /** @param max how many exchanges a connection carries before it is closed; 0 for no limit (default) */
+        public Builder maxUsagePerConnection(int max) {
+            this.maxUsagePerConnection = atLeast(0, max, "maxUsagePerConnection");
+            return this;
+        }
+
+        /**
+         * @param size how many connections each thread remembers and tries first (quarry-core's pool cache); 0 turns
+         *     the cache off (default)
+         */
+        public Builder threadLocalCache(int size) {
+            this.threadLocalCacheSize = atLeast(0, size, "threadLocalCache");
+            return this;
+        }
+
+        /** @param timeout the most time a connect may take; zero for none (default 10 s) */
+        public Builder connectTimeout(Duration timeout) {
+            this.connectTimeout = notNegative(timeout, "connectTimeout");
+            return this;
+        }
+
+        /**
+         * @param timeout how long a connection may see no byte either way: an idle pooled connection is then closed,
+         *     and an exchange on it fails; zero for none (default 30 s)
+         */
+        public Builder idleTimeout(Duration timeout) {
+            this.idleTimeout = notNegative(timeout, "idleTimeout");
+            return this;
+        }
+
+        /** @param timeout the default for the whole exchange of requests without their own; zero for none (default) */
+        public Builder requestTimeout(Duration timeout) {
+            this.requestTimeout = notNegative(timeout, "requestTimeout");
+            return this;
+        }
+
+        /** @param bytes the size of each connection's network buffer (default 32 KiB) */
+        public Builder bufferSize(int bytes) {
+            this.bufferSize = atLeast(1024, bytes, "bufferSize");
+            return this;
+        }
+
+        /** @param bytes the largest response head (status line and fields) accepted (default 16 KiB) */
+        public Builder maxResponseHeaderSize(int bytes) {
+            this.maxResponseHeaderSize = atLeast(256, bytes, "maxResponseHeaderSize");
+            return this;
+        }
+
+        /** @param userAgent the User-Agent of requests without one; empty for none (default {@code Quarry}) */
+        public Builder userAgent(String userAgent) {
+            this.userAgent = Objects.requireNonNull(userAgent, "userAgent");
+            return this;
+        }
+
+        /** @param pool where network buffers come from (default: a pool of the client's own) */
+        public Builder bufferPool(ByteBufferPool pool) {
+            this.bufferPool = Objects.requireNonNull(pool, "pool");
+            return this;
+        }
+
+        /** @return a started client; close it when done */
+        public HttpClient build() {
+            return new HttpClient(this);
+        }
+
+        private static int atLeast(int min, int value, String name) {
+            if (value < min) {
+                throw new IllegalArgumentException(name + " must be >= " + min + ", was " + value);
+            }
+            return value;
+        }
+
+        private static Duration notNegative(Duration value, String name) {
+            Objects.requireNonNull(value, name);
+            if (value.isNegative()) {
+                throw new IllegalArgumentException(name + " must not be negative: " + value);
+            }
+            return value;
+        }
+    }
+}

@@ -1,0 +1,591 @@
+package dev.quarry.client;
+
+import dev.quarry.core.Callback;
+import dev.quarry.core.FutureCallback;
+import dev.quarry.core.InvocationType;
+import dev.quarry.core.buffer.RetainableByteBuffer;
+import dev.quarry.core.pool.Pool;
+import dev.quarry.http.BadMessageException;
+import dev.quarry.http.HttpField;
+import dev.quarry.http.HttpFields;
+import dev.quarry.http.HttpVersion;
+import dev.quarry.http.h1.HttpResponseListener;
+import dev.quarry.http.h1.HttpResponseParser;
+import dev.quarry.io.AbstractConnection;
+import dev.quarry.io.EndPoint;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.System.Logger.Level;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.charset.StandardCharsets;
+import java.util.OptionalLong;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One HTTP/1.1 connection of a destination's pool: carries one exchange at a time.
+ *
+ * <p><b>Reading.</b> While the connection is idle in the pool it keeps a fill interest, so that a server closing it
+ * (or sending bytes nobody asked for) is noticed and the connection leaves the pool. While it carries an exchange, the
+ * response is parsed where the bytes arrive: on a selector thread ({@link #onFillable()}, non-blocking: it parses,
+ * hands content over and wakes the reader) or on the reader's thread when it asks for more ({@link #demand()}). The
+ * parser stops at each content chunk until the reader consumed it: that is the back pressure.
+ *
+ * <p><b>Writing.</b> The request is written by the client's executor (a virtual thread) that blocks on each write, so
+ * that a file or stream body is read there, never on a selector thread, in one pooled buffer at a time.
+ *
+ * <p><b>Ending.</b> An exchange ends when its request was written and its response read ({@link #completion} bits),
+ * or when it fails; then the connection goes back to the pool if it persists, or is closed and removed. Parsing is
+ * serialised: only one thread parses at a time, because a new fill interest or demand only follows the end of the
+ * previous parse; the network buffer is released by whichever of parsing or closing happens last ({@link #io}).
+ */
+final class HttpConnection extends AbstractConnection implements HttpResponseListener {
+    private static final System.Logger LOG = System.getLogger(HttpConnection.class.getName());
+    private static final int REQUEST = 1;
+    private static final int RESPONSE = 2;
+    private static final int FAILED = 4;
+    // io bits: a thread parses (BUSY), a fill or demand waits for it to leave, the connection closed meanwhile
+    // (CLOSING: the leaving thread releases the buffer) or closed.
+    private static final int IO_IDLE = 0;
+    private static final int IO_BUSY = 1;
+    private static final int IO_PENDING_FILL = 2;
+    private static final int IO_PENDING_DEMAND = 4;
+    private static final int IO_CLOSING = 8;
+    private static final int IO_CLOSED = 16;
+
+    private final Destination destination;
+    private final HttpClient client;
+    final Pool.Entry<HttpConnection> entry;
+    private final HttpResponseParser parser;
+    private final RetainableByteBuffer buffer;
+    private final AtomicInteger completion = new AtomicInteger();
+    private final AtomicInteger io = new AtomicInteger();
+    private volatile Exchange exchange;
+    // Per exchange; written by assign() before the volatile write of 'exchange', then confined to the parsing thread.
+    private HttpFields headers;
+    private HttpFields trailers;
+    private ResponseContent content;
+    private HttpVersion version;
+    private int status;
+    private String reason;
+    private boolean interim;
+    private volatile boolean persistent;
+    private volatile boolean reused;
+    private volatile long responseBytes;
+    private volatile long bytesOutAtAssign;
+    private volatile boolean lastWriteIssued;
+
+    HttpConnection(EndPoint endPoint, Destination destination, HttpClient client, Pool.Entry<HttpConnection> entry) {
+        super(endPoint);
+        this.destination = destination;
+        this.client = client;
+        this.entry = entry;
+        this.parser = new HttpResponseParser(this, client.parserConfig());
+        ByteBuffer initial;
+        this.buffer = client.bufferPool().acquire(client.networkBufferSize(), true);
+        initial = buffer.byteBuffer();
+        initial.flip(); // drain mode: nothing to parse yet
+        endPoint.setIdleTimeout(client.idleTimeoutMillis());
+    }
+
+    @Override
+    public String protocol() {
+        return "http/1.1";
+    }
+
+    @Override
+    protected InvocationType readInvocationType() {
+        // Parsing hands content over and wakes a reader; completing the application's future is dispatched.
+        return InvocationType.NON_BLOCKING;
+    }
+
+    @Override
+    public void onOpen() {
+        super.onOpen(); // the idle fill interest
+        destination.onOpened(this);
+    }
+
+    /** @return whether the connection may take an exchange */
+    boolean isUsable() {
+        EndPoint endPoint = endPoint();
+        return endPoint.isOpen() && !endPoint.isInputShutdown() && !endPoint.isOutputShutdown();
+    }
+
+    /** Starts an exchange on this connection, which the caller acquired from the pool. */
+    void assign(Exchange next, boolean reusedFromPool) {
+        headers = new HttpFields();
+        trailers = new HttpFields();
+        content = new ResponseContent(this, next);
+        interim = false;
+        status = 0;
+        persistent = !next.request.closesConnection();
+        reused = reusedFromPool;
+        responseBytes = 0;
+        bytesOutAtAssign = endPoint().bytesOut();
+        completion.set(0);
+        lastWriteIssued = false;
+        parser.reset();
+        parser.requestMethod(next.request.method());
+        next.connection(this);
+        exchange = next;
+        Throwable aborted = next.abortCause();
+        if (aborted != null) {
+            abort(next, aborted);
+            return;
+        }
+        client.executor().execute(() -> writeRequest(next));
+    }
+
+    // --- writing -----------------------------------------------------------------------------------------------------
+
+    private void writeRequest(Exchange current) {
+        try {
+            RequestBody body = current.request.body();
+            OptionalLong length = body.length();
+            byte[] head = RequestHead.encode(current.request, length, client.userAgent());
+            byte[] bytes = body.bytes();
+            if (bytes != null) {
+                writeLast(ByteBuffer.wrap(head), ByteBuffer.wrap(bytes));
+            } else {
+                write(ByteBuffer.wrap(head));
+                try (InputStream in = body.open()) {
+                    writeBody(current, in, length);
+                }
+            }
+        } catch (Throwable x) {
+            failExchange(current, x);
+        }
+    }
+
+    private void writeBody(Exchange current, InputStream in, OptionalLong length) throws IOException {
+        boolean chunked = length.isEmpty();
+        long expected = chunked ? -1 : length.getAsLong();
+        long sent = 0;
+        RetainableByteBuffer out = client.bufferPool().acquire(client.networkBufferSize(), false);
+        try {
+            ByteBuffer bytes = out.byteBuffer();
+            byte[] array = bytes.array();
+            int offset = bytes.arrayOffset();
+            int room = bytes.capacity() - (chunked ? 16 : 0);
+            while (true) {
+                if ((completion.get() & RESPONSE) != 0) {
+                    // The server answered before reading everything: stop sending (persistent is false already).
+                    lastWriteIssued = true;
+                    requestWritten();
+                    return;
+                }
+                int want = chunked ? room : (int) Math.min(room, expected - sent);
+                if (want == 0) {
+                    break;
+                }
+                int n = in.read(array, offset, want);
+                if (n < 0) {
+                    break;
+                }
+                if (n == 0) {
+                    continue;
+                }
+                sent += n;
+                if (chunked) {
+                    byte[] size = (Integer.toHexString(n) + "\r\n").getBytes(StandardCharsets.US_ASCII);
+                    write(ByteBuffer.wrap(size), ByteBuffer.wrap(array, offset, n), ByteBuffer.wrap(CRLF));
+                } else if (sent == expected) {
+                    writeLast(ByteBuffer.wrap(array, offset, n));
+                } else {
+                    write(ByteBuffer.wrap(array, offset, n));
+                }
+            }
+        } finally {
+            out.release();
+        }
+        if (chunked) {
+            writeLast(ByteBuffer.wrap(LAST_CHUNK));
+        } else if (sent < expected) {
+            throw new IOException("request body ended after " + sent + " of its " + expected + " bytes");
+        } else if (expected == 0) {
+            lastWriteIssued = true;
+            requestWritten();
+        }
+    }
+
+    /**
+     * Writes the last bytes of the request and marks it written from the write's completion, not after this thread
+     * wakes up: the response may be read meanwhile, and the connection must be back in the pool by the time the
+     * application, having read the response, sends its next request.
+     */
+    private void writeLast(ByteBuffer... buffers) throws IOException {
+        lastWriteIssued = true;
+        FutureCallback written = new FutureCallback();
+        endPoint()
+                .write(
+                        Callback.from(
+                                InvocationType.NON_BLOCKING,
+                                () -> {
+                                    requestWritten();
+                                    written.succeeded();
+                                },
+                                written::failed),
+                        buffers);
+        written.block();
+    }
+
+    private void requestWritten() {
+        if (mark(REQUEST)) {
+            exchangeDone();
+        }
+    }
+
+    private static final byte[] CRLF = {'\r', '\n'};
+    private static final byte[] LAST_CHUNK = {'0', '\r', '\n', '\r', '\n'};
+
+    private void write(ByteBuffer... buffers) throws IOException {
+        FutureCallback written = new FutureCallback();
+        endPoint().write(written, buffers);
+        written.block();
+    }
+
+    // --- reading -----------------------------------------------------------------------------------------------------
+
+    @Override
+    protected void onFillable() {
+        if (enterIo(IO_PENDING_FILL)) {
+            run(IO_PENDING_FILL);
+            leaveIo();
+        }
+    }
+
+    /** The reader consumed a chunk: parse on, on its thread (or on the thread still leaving the last parse). */
+    void demand() {
+        if (enterIo(IO_PENDING_DEMAND)) {
+            run(IO_PENDING_DEMAND);
+            leaveIo();
+        }
+    }
+
+    /**
+     * @param kind what the caller wants to run
+     * @return true if the caller owns the I/O now; false if the connection is closed or another thread owns it, which
+     *     then runs {@code kind} when it leaves (so that a fill or a demand that races with the end of a parse is never
+     *     lost)
+     */
+    private boolean enterIo(int kind) {
+        while (true) {
+            int state = io.get();
+            if ((state & (IO_CLOSING | IO_CLOSED)) != 0) {
+                return false;
+            }
+            if ((state & IO_BUSY) != 0) {
+                if (io.compareAndSet(state, state | kind)) {
+                    return false;
+                }
+            } else if (io.compareAndSet(state, IO_BUSY)) {
+                return true;
+            }
+        }
+    }
+
+    private void leaveIo() {
+        while (true) {
+            int state = io.get();
+            if ((state & IO_CLOSING) != 0) {
+                // Closed while we parsed: the release of the buffer was left to us.
+                if (io.compareAndSet(state, IO_CLOSED)) {
+                    buffer.release();
+                    return;
+                }
+            } else if ((state & (IO_PENDING_FILL | IO_PENDING_DEMAND)) != 0) {
+                if (io.compareAndSet(state, IO_BUSY)) {
+                    run(state);
+                }
+            } else if (io.compareAndSet(state, IO_IDLE)) {
+                return;
+            }
+        }
+    }
+
+    private void run(int kinds) {
+        try {
+            if (exchange != null) {
+                parseAndFill();
+            } else if ((kinds & IO_PENDING_FILL) != 0) {
+                onIdleFillable();
+            }
+            // else: a demand after the exchange ended (failed): nothing to parse
+        } catch (Throwable x) {
+            LOG.log(Level.WARNING, "reading failed on " + this, x);
+            endPoint().close(x);
+        }
+    }
+
+    private void onIdleFillable() {
+        int n;
+        try {
+            n = fill();
+        } catch (IOException x) {
+            endPoint().close(x);
+            return;
+        }
+        if (n == 0) {
+            fillInterested();
+        } else if (n < 0) {
+            endPoint().close(); // the server closed an idle connection: it leaves the pool
+        } else if (exchange != null) {
+            parseAndFill(); // the exchange was assigned meanwhile, and its response already arrives
+        } else {
+            endPoint().close(new BadResponseException("the server sent " + n + " bytes on an idle connection"));
+        }
+    }
+
+    private int fill() throws IOException {
+        ByteBuffer bytes = buffer.byteBuffer();
+        bytes.compact();
+        int n;
+        try {
+            n = endPoint().fill(bytes);
+        } finally {
+            bytes.flip();
+        }
+        if (n > 0 && exchange != null) {
+            responseBytes += n;
+        }
+        return n;
+    }
+
+    private void parseAndFill() {
+        ByteBuffer bytes = buffer.byteBuffer();
+        try {
+            while (true) {
+                boolean stop = parser.parse(bytes);
+                if (interim) {
+                    interim = false;
+                    continue;
+                }
+                if (stop || parser.isComplete()) {
+                    return; // content handed over, response complete, or failed
+                }
+                if (parser.isClosed()) {
+                    // The server closed the connection cleanly before the response started.
+                    failExchange(exchange, new EOFException("the server closed the connection before responding"));
+                    return;
+                }
+                int n = fill();
+                if (n == 0) {
+                    fillInterested();
+                    return;
+                }
+                if (n < 0) {
+                    parser.atEOF();
+                }
+            }
+        } catch (IOException x) {
+            failExchange(exchange, x);
+        } catch (Throwable x) {
+            LOG.log(Level.WARNING, "parsing the response failed on " + this, x);
+            failExchange(exchange, x);
+        }
+    }
+
+    @Override
+    public void startResponse(HttpVersion version, int status, String reason) {
+        this.version = version;
+        this.status = status;
+        this.reason = reason;
+    }
+
+    @Override
+    public void header(HttpField field) {
+        headers.add(field);
+    }
+
+    @Override
+    public boolean headerComplete() {
+        if (status < 200) {
+            return false; // interim: the final response follows
+        }
+        Exchange current = exchange;
+        HttpResponse response =
+                new HttpResponse(current.request, version, status, reason, headers.asImmutable(), trailers, content);
+        if (!current.deliver(response)) {
+            abort(current, new IOException("exchange already failed"));
+            return true;
+        }
+        return false;
+    }
+
+    @Override
+    public boolean content(ByteBuffer chunk) {
+        buffer.retain();
+        content.offer(chunk, buffer);
+        return true; // parse on when the reader demands
+    }
+
+    @Override
+    public boolean contentComplete() {
+        return false;
+    }
+
+    @Override
+    public void trailer(HttpField field) {
+        trailers.add(field);
+    }
+
+    @Override
+    public boolean messageComplete() {
+        if (status < 200) {
+            if (status == 101) {
+                badMessage(new BadMessageException("101 Switching Protocols, but no upgrade was asked for"));
+                return true;
+            }
+            headers = new HttpFields();
+            parser.reset();
+            parser.requestMethod(exchange.request.method());
+            interim = true;
+            return true;
+        }
+        if (!parser.isPersistent() || buffer.byteBuffer().hasRemaining()) {
+            persistent = false;
+        }
+        // The connection goes back to the pool before the reader learns that the content ended, so that its next
+        // request finds it there: if the writer has not marked the request written yet (its thread may not have run
+        // since its last write), the content completes when it does.
+        ResponseContent done = content;
+        if (!lastWriteIssued) {
+            persistent = false; // the server answered before the request was sent: the writer stops
+        }
+        if (mark(RESPONSE)) {
+            exchangeDone();
+        } else if (!lastWriteIssued) {
+            done.complete();
+        }
+        return true;
+    }
+
+    @Override
+    public void badMessage(BadMessageException failure) {
+        IOException cause =
+                new BadResponseException("invalid response from " + destination.origin() + ": " + failure.reason());
+        failExchange(exchange, cause);
+    }
+
+    @Override
+    public void earlyEOF() {
+        failExchange(exchange, new EOFException("the server closed the connection before the response was complete"));
+    }
+
+    // --- ending ------------------------------------------------------------------------------------------------------
+
+    /** @return true if this call completed the exchange (both directions done) or failed it first */
+    private boolean mark(int bit) {
+        while (true) {
+            int current = completion.get();
+            if ((current & FAILED) != 0 || current == (REQUEST | RESPONSE)) {
+                return false;
+            }
+            int next = current | bit;
+            if (completion.compareAndSet(current, next)) {
+                return bit == FAILED || next == (REQUEST | RESPONSE);
+            }
+        }
+    }
+
+    private void exchangeDone() {
+        Exchange done = exchange;
+        ResponseContent doneContent = content;
+        exchange = null;
+        done.connection(null);
+        done.ended();
+        if (persistent && isUsable()) {
+            parser.reset();
+            fillInterested(); // idle: notice when the server closes
+            destination.release(this);
+        } else {
+            destination.remove(this);
+        }
+        doneContent.complete();
+    }
+
+    /** Fails the exchange this connection carries (if it is still {@code current}) and closes the connection. */
+    private void failExchange(Exchange current, Throwable cause) {
+        if (current == null || exchange != current || !mark(FAILED)) {
+            return;
+        }
+        if (cause instanceof TimeoutException timeout) {
+            cause = new SocketTimeoutException(timeout.getMessage());
+        } else if (cause instanceof ClosedChannelException) {
+            cause = new EOFException("the connection to " + destination.origin() + " was closed");
+        }
+        boolean responseStarted = responseBytes > 0;
+        boolean requestSent = endPoint().bytesOut() > bytesOutAtAssign;
+        // Close first: the connection stops counting as open before its pool entry is removed.
+        endPoint().close(cause);
+        exchange = null;
+        current.connection(null);
+        if (current.retryable(reused, responseStarted, requestSent)) {
+            LOG.log(Level.DEBUG, "retrying {0} on a new connection after: {1}", current, cause);
+            destination.remove(this);
+            destination.retry(current);
+            return;
+        }
+        current.ended();
+        if (!current.fail(cause)) {
+            content.fail(cause);
+        }
+        destination.remove(this);
+    }
+
+    /** Aborts {@code current} if this connection still carries it: closes the connection with {@code cause}. */
+    void abort(Exchange current, Throwable cause) {
+        if (exchange == current) {
+            failExchange(current, cause);
+        }
+    }
+
+    @Override
+    protected void onFillInterestedFailed(Throwable cause) {
+        endPoint().close(cause);
+    }
+
+    @Override
+    public boolean onIdleExpired() {
+        return true;
+    }
+
+    @Override
+    public void onClose(Throwable cause) {
+        destination.onClosed(this);
+        Exchange current = exchange;
+        if (current != null) {
+            failExchange(current, cause != null ? cause : new ClosedChannelException());
+        } else {
+            destination.removeIdle(this);
+        }
+        while (true) {
+            int state = io.get();
+            if ((state & (IO_CLOSING | IO_CLOSED)) != 0) {
+                return;
+            }
+            if ((state & IO_BUSY) != 0) {
+                if (io.compareAndSet(state, state | IO_CLOSING)) {
+                    return; // the parsing thread releases the buffer when it leaves
+                }
+            } else if (io.compareAndSet(state, IO_CLOSED)) {
+                buffer.release();
+                return;
+            }
+        }
+    }
+
+    @Override
+    public boolean isIdle() {
+        return exchange == null;
+    }
+
+    @Override
+    public String toString() {
+        return "HttpConnection@" + Integer.toHexString(hashCode()) + "{" + destination.origin() + ", "
+                + (exchange == null ? "idle" : exchange) + ", " + endPoint() + "}";
+    }
+}

@@ -1,0 +1,46 @@
+package dev.quarry.client;
+
+import dev.quarry.http.HttpField;
+import java.nio.charset.StandardCharsets;
+import java.util.OptionalLong;
+
+/** Writes the head of an HTTP/1.1 request (RFC 9112 §3): request line in origin-form, Host, fields, framing. */
+final class RequestHead {
+    private RequestHead() {}
+
+    /**
+     * @param request the request; its field values were validated when it was built
+     * @param length the body's length, or empty for chunked
+     * @param userAgent the User-Agent to add unless the request has one; empty for none
+     * @return the head, CRLF CRLF included
+     */
+    static byte[] encode(HttpRequest request, OptionalLong length, String userAgent) {
+        StringBuilder head = new StringBuilder(128);
+        head.append(request.method())
+                .append(' ')
+                .append(request.target())
+                .append(" HTTP/1.1\r\nHost: ")
+                .append(request.origin().authority())
+                .append("\r\n");
+        boolean agent = false;
+        for (HttpField field : request.headers()) {
+            agent |= field.is("User-Agent");
+            head.append(field.name()).append(": ").append(field.value()).append("\r\n");
+        }
+        if (!agent && !userAgent.isEmpty()) {
+            head.append("User-Agent: ").append(userAgent).append("\r\n");
+        }
+        if (length.isEmpty()) {
+            head.append("Transfer-Encoding: chunked\r\n");
+        } else if (length.getAsLong() > 0 || expectsContent(request.method())) {
+            head.append("Content-Length: ").append(length.getAsLong()).append("\r\n");
+        }
+        head.append("\r\n");
+        return head.toString().getBytes(StandardCharsets.ISO_8859_1);
+    }
+
+    // RFC 9110 §8.6: a user agent should send Content-Length: 0 with methods that define a meaning for content.
+    private static boolean expectsContent(String method) {
+        return method.equals("POST") || method.equals("PUT") || method.equals("PATCH");
+    }
+}

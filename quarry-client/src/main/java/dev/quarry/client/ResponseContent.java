@@ -1,0 +1,197 @@
+package dev.quarry.client;
+
+import dev.quarry.core.buffer.RetainableByteBuffer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The content of one response as an {@link InputStream} with demand: the connection hands over one chunk at a time
+ * (a slice of its network buffer, retained for as long as the reader holds it) and parses nothing more until the
+ * reader has consumed it. A reader that stops reading therefore stops the connection from reading, and TCP flow
+ * control pushes back on the server: memory stays bounded whatever the size of the content.
+ *
+ * <p>Threads: the connection's parsing thread (a selector thread, or the reader itself when it asks for more) offers
+ * chunks and completes or fails the content without blocking: it only sets volatile state and unparks the reader. One
+ * reader thread at a time reads and blocks (a virtual thread blocks cheaply).
+ */
+final class ResponseContent extends InputStream {
+    private static final Object COMPLETE = new Object();
+
+    private final HttpConnection connection;
+    private final Exchange exchange;
+    // The chunk offered and not yet taken by the reader; taken with getAndSet, so exactly one of the reader or a
+    // failure releases its retained buffer.
+    private final AtomicReference<ByteBuffer> offered = new AtomicReference<>();
+    private volatile RetainableByteBuffer offeredBuffer;
+    private volatile Object end; // null, COMPLETE or the failure
+    private volatile Thread waiter;
+    // Reader-confined.
+    private ByteBuffer chunk;
+    private RetainableByteBuffer chunkBuffer;
+    private boolean closed;
+
+    ResponseContent(HttpConnection connection, Exchange exchange) {
+        this.connection = connection;
+        this.exchange = exchange;
+    }
+
+    // --- producer side -----------------------------------------------------------------------------------------------
+
+    /** Offers a chunk, a slice of {@code buffer}, which the caller retained for the reader. */
+    void offer(ByteBuffer slice, RetainableByteBuffer buffer) {
+        offeredBuffer = buffer;
+        offered.set(slice);
+        wake();
+    }
+
+    void complete() {
+        if (end == null) {
+            end = COMPLETE;
+        }
+        wake();
+    }
+
+    void fail(Throwable failure) {
+        if (end == null) {
+            end = failure;
+        }
+        releaseOffered();
+        wake();
+    }
+
+    boolean isComplete() {
+        return end == COMPLETE;
+    }
+
+    private void releaseOffered() {
+        ByteBuffer slice = offered.getAndSet(null);
+        if (slice != null) {
+            offeredBuffer.release();
+        }
+    }
+
+    private void wake() {
+        Thread thread = waiter;
+        if (thread != null) {
+            LockSupport.unpark(thread);
+        }
+    }
+
+    // --- reader side -------------------------------------------------------------------------------------------------
+
+    @Override
+    public int read() throws IOException {
+        byte[] one = new byte[1];
+        int n = read(one, 0, 1);
+        return n < 0 ? -1 : one[0] & 0xFF;
+    }
+
+    @Override
+    public int read(byte[] bytes, int offset, int length) throws IOException {
+        java.util.Objects.checkFromIndexSize(offset, length, bytes.length);
+        if (length == 0) {
+            return 0;
+        }
+        if (!awaitChunk()) {
+            return -1;
+        }
+        int n = Math.min(length, chunk.remaining());
+        chunk.get(bytes, offset, n);
+        if (!chunk.hasRemaining()) {
+            consumed();
+        }
+        return n;
+    }
+
+    /**
+     * Transfers what is available now, chunk by chunk, to a sink, without copying to an intermediate array.
+     *
+     * @return false at the end of the content
+     */
+    boolean next(ChunkSink sink) throws IOException {
+        if (!awaitChunk()) {
+            return false;
+        }
+        sink.accept(chunk);
+        chunk.position(chunk.limit());
+        consumed();
+        return true;
+    }
+
+    interface ChunkSink {
+        void accept(ByteBuffer chunk) throws IOException;
+    }
+
+    private void consumed() {
+        chunk = null;
+        RetainableByteBuffer buffer = chunkBuffer;
+        chunkBuffer = null;
+        buffer.release();
+        connection.demand();
+    }
+
+    /** @return true when {@link #chunk} holds bytes; false at the end of the content */
+    private boolean awaitChunk() throws IOException {
+        if (closed) {
+            throw new IOException("response content closed");
+        }
+        if (chunk != null) {
+            return true;
+        }
+        while (true) {
+            RetainableByteBuffer buffer = offeredBuffer;
+            ByteBuffer slice = offered.getAndSet(null);
+            if (slice != null) {
+                chunk = slice;
+                chunkBuffer = buffer;
+                return true;
+            }
+            Object state = end;
+            if (state == COMPLETE) {
+                return false;
+            }
+            if (state instanceof Throwable failure) {
+                throw failure instanceof IOException io
+                        ? new IOException(io.getMessage(), io)
+                        : new IOException("response failed: " + failure, failure);
+            }
+            waiter = Thread.currentThread();
+            // Re-check after publishing the waiter: the producer sets its state, then reads the waiter.
+            if (offered.get() == null && end == null) {
+                LockSupport.park(this);
+            }
+            waiter = null;
+            if (Thread.interrupted()) {
+                InterruptedIOException interrupted = new InterruptedIOException("interrupted reading the response");
+                connection.abort(exchange, interrupted);
+                Thread.currentThread().interrupt();
+                throw interrupted;
+            }
+        }
+    }
+
+    /**
+     * Closes the content: if it was not read to the end, the connection cannot be reused and is closed (the exchange
+     * is aborted). Idempotent.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (chunk != null) {
+            chunk = null;
+            chunkBuffer.release();
+            chunkBuffer = null;
+        }
+        if (end != COMPLETE) {
+            connection.abort(exchange, new IOException("response content closed before its end"));
+            releaseOffered();
+        }
+    }
+}
