@@ -101,6 +101,12 @@ final class PoolThread extends MarkableThread {
             if (node == null) {
                 return true;
             }
+            if (!queue.isEmpty()) {
+                // More jobs wait behind this one, which may block for long: make sure another thread comes for them.
+                // (One signal starts or wakes one thread; without passing it on, jobs queued in a burst behind
+                // blocking ones waited for a busy thread to finish.)
+                pool.signalWork();
+            }
             Runnable task = node.take();
             now = runTask(task, Math.max(0L, now - node.enqueuedNanos), now);
         }

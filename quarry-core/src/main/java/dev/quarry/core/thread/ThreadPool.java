@@ -147,9 +147,10 @@ public final class ThreadPool implements TryExecutor, LifeCycle, Dumpable, Threa
     /**
      * Makes sure a queued job will be taken soon: wakes an idle thread unless one is being woken already (it will
      * pass the signal on, see {@link #wakeTokenReleased()}), or starts a thread if none is idle and the pool may grow.
-     * Busy threads need no signal: they drain the queue before they park.
+     * A thread that takes a job while more are queued signals again, so that a burst of blocking jobs gets a thread
+     * each (up to the maximum) instead of waiting for busy threads to finish.
      */
-    private void signalWork() {
+    void signalWork() {
         if (idle.isEmpty()) {
             startThread(null);
         } else if (counts.takeWakeToken() && !idle.offer(WAKE, true)) {

@@ -25,6 +25,7 @@ import javax.management.MBeanServer;
 import javax.management.MBeanServerFactory;
 import javax.management.ObjectName;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 
 class ThreadPoolTest {
@@ -84,6 +85,22 @@ class ThreadPoolTest {
         until("3 idle threads", () -> pool.idle().waiting() == 3, pool::statistics);
         assertEquals(3, pool.statistics().idle());
         assertEquals(0, pool.statistics().busy());
+    }
+
+    @RepeatedTest(20)
+    void aBurstOfBlockingTasksGetsAThreadEachWhileIdleThreadsAreBeingWoken() throws Exception {
+        // Idle threads waiting: the first task takes the wake token, the next ones queue while it is held, and each
+        // woken thread passes one signal on. Without a thread that takes a job passing the signal on too, the last
+        // job of the burst waited for a blocked thread to finish (seen as a 20 s stall with four blocking handlers).
+        ThreadPool pool = start(ThreadPool.builder().minThreads(4).maxThreads(16));
+        until("4 idle threads", () -> pool.idle().waiting() == 4, pool::statistics);
+        int tasks = 8;
+        CountDownLatch started = new CountDownLatch(tasks);
+        for (int i = 0; i < tasks; i++) {
+            pool.execute(blocker(started));
+        }
+
+        assertTrue(await(started), () -> (tasks - started.getCount()) + " of " + tasks + " started: " + pool.dump());
     }
 
     @Test
