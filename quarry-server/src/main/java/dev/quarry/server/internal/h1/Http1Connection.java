@@ -231,7 +231,7 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
         if (shutdown) {
             // The shutdown may have found this thread processing and left the closing to it (Dekker: the flag is
             // written before the shutdown reads the activity, and read here after it changed).
-            closeIfIdle();
+            closeOrReadOnceMore();
         }
     }
 
@@ -257,8 +257,10 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
             // return 0. Let the selector say when there is more. (Not when stopping: the next step is to close, and a
             // request that came meanwhile must be read first.)
             drained = false;
-            waitForRequest();
-            return false;
+            if (waitForRequest(false)) {
+                return false;
+            }
+            // The stop began meanwhile: read once more, below, before closing.
         }
         buffers.ensureInput(0);
         ByteBuffer in = buffers.input.byteBuffer();
@@ -277,17 +279,27 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
         }
         if (read == 0) {
             readThisTurn = 0;
-            waitForRequest();
+            waitForRequest(true);
             return false;
         }
         onEndOfInput();
         return false;
     }
 
-    private void waitForRequest() {
+    /**
+     * Waits for the next bytes of a request (fill interest), or closes a stopping connection between requests.
+     *
+     * @param socketEmpty whether a read just found the socket empty (false when the drained shortcut skipped it)
+     * @return true if the connection now waits or closed; false if it is stopping and the socket was not read since:
+     *     the caller reads once more, so that a request already there is answered rather than lost
+     */
+    private boolean waitForRequest(boolean socketEmpty) {
         if (shutdown && parser.isStart()) {
+            if (!socketEmpty) {
+                return false;
+            }
             closeNow();
-            return;
+            return true;
         }
         if (buffers.input != null && !buffers.hasInput()) {
             buffers.releaseInput();
@@ -308,6 +320,7 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
             // from another thread (waking here would process re-entrantly).
             context.threads().execute(Invocable.task(InvocationType.NON_BLOCKING, endPoint()::wakeFill));
         }
+        return true;
     }
 
     private void cancelHeaderTimeout() {
@@ -612,13 +625,22 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
         // client sent it before the signal and must get its answer (with Connection: close), not a closed socket.
         // Complete the fill interest as if the socket were readable: processing answers what is there, or finds
         // nothing and closes (waitForRequest). Off the caller's thread, which shuts down every connection in turn.
-        if (endPoint().isFillInterested()) {
+        closeOrReadOnceMore();
+        // Otherwise the exchange in progress completes with Connection: close, or processing closes the connection
+        // once it waits for a request.
+    }
+
+    /**
+     * Stopping: a connection waiting between requests reads once more (off this thread) before it closes. One waiting
+     * for the rest of a head is left to its fill interest: the head completes, or the shutdown timeout cuts it.
+     */
+    private void closeOrReadOnceMore() {
+        // Fill interest is registered at the end of processing: nobody processes now, and the parser is not changing.
+        if (endPoint().isFillInterested() && parser.isStart()) {
             context.threads().execute(Invocable.task(InvocationType.NON_BLOCKING, this::wakeForShutdown));
             return;
         }
         closeIfIdle();
-        // Otherwise the exchange in progress completes with Connection: close, or processing closes the connection
-        // once it waits for a request.
     }
 
     private void wakeForShutdown() {
