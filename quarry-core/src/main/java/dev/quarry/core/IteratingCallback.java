@@ -215,6 +215,11 @@ public abstract class IteratingCallback implements Callback {
         }
     }
 
+    /** @return whether a step is in flight: {@code process()} returned and its callback has not completed yet */
+    public boolean isPending() {
+        return state.get() == PENDING;
+    }
+
     /** @return true once the operation succeeded, failed or was closed */
     public boolean isDone() {
         int current = state.get();

@@ -639,6 +639,13 @@ public final class Http2ServerConnection extends AbstractConnection
 
     @Override
     public boolean onIdleExpired() {
+        if (flusher.isPending()) {
+            // A write has waited a whole idle timeout for the client to read: it stopped reading (or vanished). As on
+            // HTTP/1.1, the connection closes; its streams fail, and its buffers and open files are let go. A GOAWAY
+            // could not be written anyway.
+            LOG.log(Level.DEBUG, () -> "closing " + this + ": the client read nothing for an idle timeout");
+            return true;
+        }
         if (streams.isEmpty()) {
             closer.goAway(ErrorCode.NO_ERROR, "idle timeout");
         }
