@@ -88,6 +88,21 @@ class AbuseLimitsTest extends Http2ServerTestSupport {
     }
 
     @Test
+    void resetsTheClientProvokesCountLikeItsOwn() throws Exception {
+        startHeld(new Limits().maxResetsPerSecond(10));
+        Http2TestClient client = connect();
+        // MadeYouReset (CVE-2025-8671): instead of RST_STREAM, a frame that makes the server reset the stream (a
+        // WINDOW_UPDATE of 0 on an open stream is a stream error); the handler's work is started all the same.
+        for (int i = 0; i < 50; i++) {
+            int stream = client.get("/provoked/" + i);
+            client.sendFrame(0x8, 0, stream, new byte[4]); // WINDOW_UPDATE, increment 0
+        }
+        FrameEvent.GoAway goAway = awaitGoAwayAndClose(client);
+        assertEquals(ErrorCode.ENHANCE_YOUR_CALM, goAway.error(), goAway::toString);
+        assertTrue(goAway.debug().contains("MadeYouReset"), goAway.debug());
+    }
+
+    @Test
     void resetsUnderTheLimitAreFine() throws Exception {
         startHeld(new Limits().maxResetsPerSecond(10));
         Http2TestClient client = connect();

@@ -525,6 +525,13 @@ public final class Http2ServerConnection extends AbstractConnection
         if (stream != null) {
             streams.fail(stream, new IOException(error.getMessage()));
             closer.afterStreamRemoved();
+            // A reset the client provoked (a malformed frame on an open stream) frees its stream slot as one it sends
+            // does: both count toward the rapid-reset limit (MadeYouReset, CVE-2025-8671).
+            if (!resets.onEvent()) {
+                onConnectionError(Http2Exception.connection(
+                        ErrorCode.ENHANCE_YOUR_CALM,
+                        "more than " + resets.limit() + " streams reset per second (provoked resets, MadeYouReset)"));
+            }
         }
     }
 
