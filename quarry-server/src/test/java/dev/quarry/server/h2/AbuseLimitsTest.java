@@ -103,6 +103,28 @@ class AbuseLimitsTest extends Http2ServerTestSupport {
     }
 
     @Test
+    void tinyDataFramesToAHandlerThatDoesNotReadPinNoInputBuffers() throws Exception {
+        startHeld(new Limits());
+        Http2TestClient client = connect();
+        int stream = client.nextStreamId();
+        client.sendHeaders(stream, "POST", "http", client.authority(), "/upload", new HttpFields(), false);
+        var request = held.take(TIMEOUT); // the handler holds the request and reads nothing
+        long before = pool.statistics(true).outstanding();
+        for (int i = 0; i < 50; i++) {
+            client.sendData(stream, new byte[] {(byte) i}, false);
+            client.ping(TIMEOUT); // the server has read that frame before the next one comes: one read each
+        }
+
+        long held = pool.statistics(true).outstanding() - before;
+
+        // 50 bytes of content, copied out: not 50 input buffers of ~17 KB kept alive for one byte each.
+        assertTrue(held <= 2, "pooled direct buffers held for 50 one-byte frames: " + held);
+        client.sendData(stream, new byte[0], true);
+        request.answer("done");
+        assertEquals("done", client.awaitResponse(stream).bodyAsString());
+    }
+
+    @Test
     void resetsUnderTheLimitAreFine() throws Exception {
         startHeld(new Limits().maxResetsPerSecond(10));
         Http2TestClient client = connect();
