@@ -49,6 +49,11 @@ public final class Main {
                                       (default: half of ulimit -n beyond 256; 0: no cap)
               --header-timeout DURATION  a request head must arrive within this once begun,
                                       else 408 (default 15s)
+              --https-port N          also serve HTTPS on port N: h2 and http/1.1 by ALPN
+              --cert FILE --key FILE  its certificate chain and PKCS#8 key (PEM, as nginx takes them)
+              --keystore FILE         or a PKCS#12 keystore (--keystore-password PW, default empty);
+                                      neither: a development certificate for localhost, made on
+                                      first use in ~/.quarry/dev-cert.p12 (browsers warn about it)
               --access-log FILE|-     log every request to FILE (appended), or to standard output with -
               --access-log-format combined|json  NCSA combined (default) or JSON lines
               -h, --help              this help
@@ -65,6 +70,11 @@ public final class Main {
             "selectors",
             "max-connections",
             "header-timeout",
+            "https-port",
+            "cert",
+            "key",
+            "keystore",
+            "keystore-password",
             "access-log",
             "access-log-format");
 
@@ -173,6 +183,7 @@ public final class Main {
                 builder.http(port);
             }
         }
+        https(options, builder);
         builder.h2c(!h2c.equals("off"));
         builder.idleTimeout(options.duration("idle-timeout", Duration.ofSeconds(30)));
         builder.virtualThreads(options.onOff("virtual-threads", true));
@@ -213,6 +224,55 @@ public final class Main {
         }
         return java.util.Optional.of(
                 target.equals("-") ? AccessLog.toStandardOutput(parsed) : AccessLog.toFile(Path.of(target), parsed));
+    }
+
+    /**
+     * {@code --https-port N} with {@code --cert FILE --key FILE} (PEM), {@code --keystore FILE
+     * [--keystore-password PW]} (PKCS#12), or neither: a development certificate for localhost ({@link
+     * DevCertificate}). The HTTPS listener binds the same host as the plain one.
+     */
+    private static void https(Options options, ServerBuilder builder) {
+        boolean pem =
+                options.string("cert").isPresent() || options.string("key").isPresent();
+        boolean keystore = options.string("keystore").isPresent();
+        if (options.string("https-port").isEmpty()) {
+            if (pem || keystore || options.string("keystore-password").isPresent()) {
+                throw new Options.UsageException("--cert, --key and --keystore need --https-port N");
+            }
+            return;
+        }
+        if (pem && keystore) {
+            throw new Options.UsageException("give --cert and --key, or --keystore, not both");
+        }
+        if (pem && (options.string("cert").isEmpty() || options.string("key").isEmpty())) {
+            throw new Options.UsageException("--cert FILE and --key FILE go together (PEM chain and PKCS#8 key)");
+        }
+        int port = options.integer("https-port", 8443, 0, 65535);
+        Path store = keystore ? Path.of(options.string("keystore").get()) : null;
+        String password = options.string("keystore-password").orElse(keystore ? "" : DevCertificate.PASSWORD);
+        if (!pem && !keystore) {
+            store = DevCertificate.ensure();
+        }
+        Path keyStore = store;
+        java.util.function.Consumer<dev.quarry.server.TlsConfig.Builder> tls = config -> {
+            try {
+                if (pem) {
+                    config.pem(
+                            Path.of(options.string("cert").get()),
+                            Path.of(options.string("key").get()));
+                } else {
+                    config.keyStore(keyStore, password);
+                }
+            } catch (RuntimeException x) {
+                throw new Options.UsageException("HTTPS: " + x.getMessage());
+            }
+        };
+        String host = options.string("host").orElse(null);
+        if (host != null) {
+            builder.https(host, port, tls);
+        } else {
+            builder.https(port, tls);
+        }
     }
 
     static void runUntilStopped(Server server, String served) throws Exception {

@@ -81,6 +81,11 @@ final class ServeCommand {
                                       (default: half of ulimit -n beyond 256; 0: no cap)
               --header-timeout DURATION  a request head must arrive within this once begun,
                                       else 408 (default 15s)
+              --https-port N          also serve HTTPS on port N: h2 and http/1.1 by ALPN
+              --cert FILE --key FILE  its certificate chain and PKCS#8 key (PEM, as nginx takes them)
+              --keystore FILE         or a PKCS#12 keystore (--keystore-password PW, default empty);
+                                      neither: a development certificate for localhost, made on
+                                      first use in ~/.quarry/dev-cert.p12 (browsers warn about it)
               --idle-timeout SECONDS  close connections idle this long (default 30; also 500ms, 5m)
               -h, --help              this help
             """;
@@ -96,6 +101,11 @@ final class ServeCommand {
             "selectors",
             "max-connections",
             "header-timeout",
+            "https-port",
+            "cert",
+            "key",
+            "keystore",
+            "keystore-password",
             "rate",
             "client-rate",
             "request-rate",
@@ -191,7 +201,8 @@ final class ServeCommand {
             case "only" -> "h2c only (HTTP/2 by prior knowledge)";
             default -> "http/1.1 and h2c";
         };
-        return "Serving " + what + " over " + protocols;
+        String https = options.string("https-port").isPresent() ? " and https (h2, http/1.1)" : "";
+        return "Serving " + what + " over " + protocols + https;
     }
 
     /** The file server, from the options of the Files section. */
