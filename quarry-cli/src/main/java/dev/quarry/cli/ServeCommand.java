@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
@@ -90,34 +91,22 @@ final class ServeCommand {
               -h, --help              this help
             """;
 
-    static final Set<String> OPTIONS = Set.of(
-            "port",
-            "host",
-            "unix",
-            "idle-timeout",
-            "h2c",
-            "virtual-threads",
-            "threads",
-            "selectors",
-            "max-connections",
-            "header-timeout",
-            "https-port",
-            "cert",
-            "key",
-            "keystore",
-            "keystore-password",
-            "rate",
-            "client-rate",
-            "request-rate",
-            "max-connections-per-client",
-            "allow",
-            "deny",
-            "jmx",
-            "access-log",
-            "access-log-format",
-            "mime",
-            "cache-control",
-            "burst");
+    /** The server's options ({@link Main#SERVER_OPTIONS}, shared with {@code plaintext}) and the file server's. */
+    static final Set<String> OPTIONS = Stream.concat(
+                    Main.SERVER_OPTIONS.stream(),
+                    Stream.of(
+                            "rate",
+                            "client-rate",
+                            "request-rate",
+                            "max-connections-per-client",
+                            "allow",
+                            "deny",
+                            "jmx",
+                            "mime",
+                            "cache-control",
+                            "burst"))
+            .collect(Collectors.toUnmodifiableSet());
+
     static final Set<String> FLAGS = Set.of("listing", "status", "compress", "no-compress");
 
     private static final String DEMO_DOWNLOAD_RATE = "20KiB/s";
