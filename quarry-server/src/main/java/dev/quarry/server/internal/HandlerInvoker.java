@@ -6,7 +6,6 @@ import dev.quarry.core.InvocationType;
 import dev.quarry.http.HttpStatus;
 import dev.quarry.server.AsyncHandler;
 import dev.quarry.server.Request;
-import dev.quarry.server.RequestWrapper;
 import dev.quarry.server.Response;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
@@ -75,11 +74,8 @@ public final class HandlerInvoker {
      * @return its server's invoker, or a standalone one (virtual thread per dispatch) if it has none
      */
     public static HandlerInvoker of(Request request) {
-        Request current = request;
-        while (current instanceof RequestWrapper wrapper) {
-            current = wrapper.wrapped();
-        }
-        return current instanceof ServerRequest serverRequest ? serverRequest.invoker() : STANDALONE;
+        Exchange exchange = Exchange.of(request);
+        return exchange != null ? exchange.invoker() : STANDALONE;
     }
 
     /**

@@ -214,9 +214,4 @@ public final class ServerRequest implements Request {
     Exchange exchange() {
         return exchange;
     }
-
-    /** @return the dispatch point of the server this request came from */
-    HandlerInvoker invoker() {
-        return exchange.invoker();
-    }
 }
