@@ -10,7 +10,7 @@ quarry_jdk_major() {
         version=$(sed -n 's/^JAVA_VERSION="\([^"]*\)".*/\1/p' "$home/release")
     fi
     if [ -z "$version" ]; then
-        version=$("$home/bin/java" -version 2>&1 | sed -n 's/.*version "\([^"]*\)".*/\1/p' | head -n1)
+        version=$("$home/bin/java" -version 2>&1 | sed -n 's/.*version "\([^"]*\)".*/\1/p' | sed -n 1p)
     fi
     version=${version#1.}
     echo "${version%%[.+-]*}"
