@@ -75,7 +75,9 @@ final class HttpConnection extends AbstractConnection implements HttpResponseLis
     private volatile boolean persistent;
     private volatile boolean reused;
     private volatile long responseBytes;
-    private volatile long bytesOutAtAssign;
+    // Set before the first byte of the request is handed to the socket: a failure seen after it may have reached
+    // the server (the endpoint's byte count is written by the writing thread only, and may not be visible yet).
+    private volatile boolean requestWriteStarted;
     private volatile boolean lastWriteIssued;
 
     HttpConnection(EndPoint endPoint, Destination destination, HttpClient client, Pool.Entry<HttpConnection> entry) {
@@ -124,7 +126,7 @@ final class HttpConnection extends AbstractConnection implements HttpResponseLis
         persistent = !next.request.closesConnection();
         reused = reusedFromPool;
         responseBytes = 0;
-        bytesOutAtAssign = endPoint().bytesOut();
+        requestWriteStarted = false;
         completion.set(0);
         lastWriteIssued = false;
         parser.reset();
@@ -217,6 +219,7 @@ final class HttpConnection extends AbstractConnection implements HttpResponseLis
      * application, having read the response, sends its next request.
      */
     private void writeLast(ByteBuffer... buffers) throws IOException {
+        requestWriteStarted = true;
         lastWriteIssued = true;
         FutureCallback written = new FutureCallback();
         endPoint()
@@ -242,6 +245,7 @@ final class HttpConnection extends AbstractConnection implements HttpResponseLis
     private static final byte[] LAST_CHUNK = {'0', '\r', '\n', '\r', '\n'};
 
     private void write(ByteBuffer... buffers) throws IOException {
+        requestWriteStarted = true;
         FutureCallback written = new FutureCallback();
         endPoint().write(written, buffers);
         written.block();
@@ -518,7 +522,7 @@ final class HttpConnection extends AbstractConnection implements HttpResponseLis
             cause = new EOFException("the connection to " + destination.origin() + " was closed");
         }
         boolean responseStarted = responseBytes > 0;
-        boolean requestSent = endPoint().bytesOut() > bytesOutAtAssign;
+        boolean requestSent = requestWriteStarted;
         // Close first: the connection stops counting as open before its pool entry is removed.
         endPoint().close(cause);
         exchange = null;
