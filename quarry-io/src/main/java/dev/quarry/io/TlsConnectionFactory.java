@@ -27,6 +27,9 @@ public final class TlsConnectionFactory implements ConnectionFactory {
     /** The TLS versions served. */
     public static final List<String> PROTOCOLS = List.of("TLSv1.3", "TLSv1.2");
 
+    /** The ALPN id of HTTP/1.0 (RFC 7301), accepted and served by the HTTP/1.1 fallback. */
+    private static final String HTTP_1_0 = "http/1.0";
+
     private final SSLContext context;
     private final ByteBufferPool buffers;
     private final Executor executor;
@@ -129,6 +132,11 @@ public final class TlsConnectionFactory implements ConnectionFactory {
             if (offered.contains(factory.protocol())) {
                 return factory.protocol();
             }
+        }
+        // An HTTP/1.1 server serves HTTP/1.0 requests: a client that offers only "http/1.0" (curl --http1.0) gets it,
+        // and speaks to the HTTP/1.1 connection, which answers 1.0 requests as RFC 9110 says.
+        if (offered.contains(HTTP_1_0) && fallback.protocol().equals("http/1.1")) {
+            return HTTP_1_0;
         }
         return null;
     }
