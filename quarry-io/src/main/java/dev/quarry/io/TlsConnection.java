@@ -35,12 +35,14 @@ import javax.net.ssl.SSLHandshakeException;
  *
  * <p>The handshake is driven by reads (the client's flights), writes (our flights, when the socket does not take them
  * at once) and delegated tasks; the tasks ({@link SSLEngine#getDelegatedTask()}: key exchange, signatures, certificate
- * checks) are blocking CPU work and always run on the executor, never on the thread that read the bytes. The
- * handshake's read and write callbacks declare themselves blocking too, because the engine also blocks inside
- * {@code unwrap} (a TLS 1.3 server makes its session ticket from {@code /dev/urandom} there): a selector hands them to
- * another thread, and never runs a handshake step itself. While a task runs, nobody touches the engine (its internal
- * lock is held by the task). When the handshake completes, the next
- * protocol's connection is created by the function given to the constructor and opened.
+ * checks) are blocking CPU work and always run on the handshake executor, never on the thread that read the bytes.
+ * The handshake's steps after a read or a write run there too, because the engine also blocks inside {@code unwrap} (a
+ * TLS 1.3 server makes its session ticket from {@code /dev/urandom} there): the read and write callbacks only hand the
+ * step over (they are non-blocking, so a selector runs them itself), and a selector never runs a handshake step. A
+ * server gives the handshake executor threads of their own (not its handlers' pool), so that handlers blocked in the
+ * pool never hold up new connections' handshakes; non-blocking readers are woken there too, for the same reason. While
+ * a task runs, nobody touches the engine (its internal lock is held by the task). When the handshake completes, the
+ * next protocol's connection is created by the function given to the constructor and opened, in non-blocking mode.
  *
  * <p>Renegotiation is refused: a handshake that starts after the first one completed (TLS 1.2 only; TLS 1.3 has no
  * renegotiation) closes the connection. TLS 1.3 post-handshake messages (key updates) are served.
@@ -65,11 +67,13 @@ public final class TlsConnection extends AbstractConnection {
     private final SSLEngine engine;
     private final ByteBufferPool buffers;
     private final Executor executor;
+    private final Executor handshakes;
     private final Function<TlsConnection, Connection> next;
     private final TlsLock lock = new TlsLock();
     private final TlsEndPoint decrypted;
     private final Callback networkWrite = new NetworkWriteCallback();
     private final Invocable.Task runTasks = Invocable.task(InvocationType.BLOCKING, this::runDelegatedTasks);
+    private final Invocable.Task handshakeStep = Invocable.task(InvocationType.BLOCKING, this::handshake);
 
     // Guarded by lock.
     private int packetSize;
@@ -99,7 +103,9 @@ public final class TlsConnection extends AbstractConnection {
      * @param network the network endpoint, which this connection owns
      * @param engine a server or client engine, configured, handshake not begun
      * @param buffers the pool of network and application buffers
-     * @param executor runs the handshake's delegated tasks
+     * @param executor wakes blocking readers when decrypted bytes are buffered already
+     * @param handshakes TLS threads of their own: they run the handshake's steps and delegated tasks (blocking work),
+     *     post-handshake tasks, and the wake-ups of non-blocking readers (in non-blocking mode)
      * @param next creates the connection of the protocol spoken once the handshake completed (it reads
      *     {@link #applicationProtocol()} and speaks over {@link #decryptedEndPoint()}); the caller of this
      *     function opens it
@@ -109,11 +115,13 @@ public final class TlsConnection extends AbstractConnection {
             SSLEngine engine,
             ByteBufferPool buffers,
             Executor executor,
+            Executor handshakes,
             Function<TlsConnection, Connection> next) {
         super(network);
         this.engine = Objects.requireNonNull(engine, "engine");
         this.buffers = Objects.requireNonNull(buffers, "buffers");
         this.executor = Objects.requireNonNull(executor, "executor");
+        this.handshakes = Objects.requireNonNull(handshakes, "handshakes");
         this.next = Objects.requireNonNull(next, "next");
         this.decrypted = new TlsEndPoint(this, network);
         this.packetSize = engine.getSession().getPacketBufferSize();
@@ -166,10 +174,9 @@ public final class TlsConnection extends AbstractConnection {
 
     @Override
     protected InvocationType readInvocationType() {
-        // The engine does blocking work inside unwrap too, not only in delegated tasks (a TLS 1.3 server makes its
-        // session ticket, reading /dev/urandom, while it unwraps the client's Finished): handshake steps never run on a
-        // thread that must not block. Later reads wake the reader above, whose type they take.
-        return handshaken ? typeOf(fillCallback) : InvocationType.BLOCKING;
+        // During the handshake, onFillable only hands the step to the handshake executor (see the class comment).
+        // Later reads wake the reader above, whose type they take.
+        return handshaken ? typeOf(fillCallback) : InvocationType.NON_BLOCKING;
     }
 
     private static InvocationType typeOf(Callback callback) {
@@ -191,9 +198,18 @@ public final class TlsConnection extends AbstractConnection {
             unlock();
         }
         if (shake) {
-            handshake();
+            continueHandshake();
         } else if (fill != null) {
             fill.succeeded();
+        }
+    }
+
+    /** Runs the next handshake step on the handshake executor: it may block (see the class comment). */
+    private void continueHandshake() {
+        try {
+            handshakes.execute(handshakeStep);
+        } catch (RuntimeException x) {
+            endPoint().close(x);
         }
     }
 
@@ -342,12 +358,14 @@ public final class TlsConnection extends AbstractConnection {
             return;
         }
         decrypted.setConnection(upper);
-        upper.onOpen();
+        // As on a selector, where plain connections are opened: a request read at once is dispatched, never run here
+        // (this is one of the TLS threads, which are not bounded like the handlers' pool).
+        Invocable.invokeNonBlocking(upper::onOpen);
     }
 
     private void executeTasks() {
         try {
-            executor.execute(runTasks);
+            handshakes.execute(runTasks);
         } catch (RuntimeException x) {
             endPoint().close(x);
         }
@@ -389,7 +407,29 @@ public final class TlsConnection extends AbstractConnection {
         }
         pumpAndComplete();
         if (fill != null) {
-            fill.succeeded();
+            if (fill.invocationType() == InvocationType.BLOCKING) {
+                wake(fill);
+            } else {
+                Invocable.invokeNonBlocking(fill::succeeded);
+            }
+        }
+    }
+
+    /**
+     * Wakes a reader on another thread (never recursively on this one): a blocking reader on the executor, another on
+     * a TLS thread, in non-blocking mode as a selector would run it. Not on the executor: a server's executor is also
+     * its blocking handlers' pool, and handlers blocked there must not hold up the connections that would unblock them
+     * (an HTTP/2 session reading the bodies they wait for).
+     */
+    private void wake(Callback callback) {
+        try {
+            if (callback.invocationType() == InvocationType.BLOCKING) {
+                executor.execute(Invocable.task(InvocationType.BLOCKING, callback::succeeded));
+            } else {
+                handshakes.execute(() -> Invocable.invokeNonBlocking(callback::succeeded));
+            }
+        } catch (RuntimeException x) {
+            callback.failed(x);
         }
     }
 
@@ -614,7 +654,7 @@ public final class TlsConnection extends AbstractConnection {
             callback.failed(new ClosedChannelException());
         } else if (ready) {
             // Bytes are here already: wake the reader, on another thread (not recursively on this one).
-            executor.execute(Invocable.task(callback.invocationType(), callback::succeeded));
+            wake(callback);
         } else if (interest) {
             fillInterested();
         }
@@ -949,7 +989,7 @@ public final class TlsConnection extends AbstractConnection {
                 unlock();
             }
             if (shake) {
-                handshake();
+                continueHandshake();
             } else {
                 pumpAndComplete();
             }
@@ -975,7 +1015,8 @@ public final class TlsConnection extends AbstractConnection {
 
         @Override
         public InvocationType invocationType() {
-            return handshaken ? typeOf(writeCallback) : InvocationType.BLOCKING; // a handshake step follows
+            // During the handshake, succeeded only hands the next step to the handshake executor.
+            return handshaken ? typeOf(writeCallback) : InvocationType.NON_BLOCKING;
         }
 
         @Override

@@ -33,6 +33,7 @@ public final class TlsConnectionFactory implements ConnectionFactory {
     private final SSLContext context;
     private final ByteBufferPool buffers;
     private final Executor executor;
+    private final Executor handshakes;
     private final List<ConnectionFactory> next;
     private final ConnectionFactory fallback;
     private final String[] protocols;
@@ -41,7 +42,9 @@ public final class TlsConnectionFactory implements ConnectionFactory {
     /**
      * @param context the server's SSL context (key managers with its certificate)
      * @param buffers the pool of the connections' buffers
-     * @param executor runs the handshakes' delegated tasks (blocking work)
+     * @param executor wakes a connection's blocking reader when decrypted bytes are buffered already
+     * @param handshakes TLS threads of their own: handshake steps and delegated tasks (blocking work), and wake-ups of
+     *     non-blocking readers; best not the pool of blocking handlers, where blocked handlers would hold them up
      * @param next the protocols ALPN may choose, in the server's order of preference
      * @param fallback the protocol of clients that do not use ALPN
      */
@@ -49,11 +52,13 @@ public final class TlsConnectionFactory implements ConnectionFactory {
             SSLContext context,
             ByteBufferPool buffers,
             Executor executor,
+            Executor handshakes,
             List<ConnectionFactory> next,
             ConnectionFactory fallback) {
         this.context = Objects.requireNonNull(context, "context");
         this.buffers = Objects.requireNonNull(buffers, "buffers");
         this.executor = Objects.requireNonNull(executor, "executor");
+        this.handshakes = Objects.requireNonNull(handshakes, "handshakes");
         this.next = List.copyOf(next);
         this.fallback = Objects.requireNonNull(fallback, "fallback");
         SSLParameters defaults = context.getDefaultSSLParameters();
@@ -104,6 +109,7 @@ public final class TlsConnectionFactory implements ConnectionFactory {
                 engine,
                 buffers,
                 executor,
+                handshakes,
                 tls -> factoryFor(tls.applicationProtocol()).newConnection(connector, tls.decryptedEndPoint()));
     }
 

@@ -29,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -205,6 +206,12 @@ public final class Server implements Dumpable {
         // Over TLS, HTTP/2 is chosen by ALPN only: no h2c upgrade nor prior knowledge on an HTTP/1.1 connection.
         ServerContext secure = context.withHttp2(Optional.empty());
         Http1ConnectionFactory http1OverTls = new Http1ConnectionFactory(secure);
+        // TLS handshakes (and wake-ups of non-blocking readers over TLS) run on virtual threads of their own, one per
+        // step: not in the platform pool, where handlers blocked in their requests would otherwise hold up every new
+        // HTTPS connection's handshake, and the HTTP/2 sessions that read the bodies those handlers wait for.
+        ThreadFactory handshakeThreads =
+                Thread.ofVirtual().name(config.name() + "-tls-handshake-", 0).factory();
+        Executor handshakes = task -> handshakeThreads.newThread(task).start();
         int index = 0;
         for (ServerBuilder.ListenSpec listen : config.listeners()) {
             List<ConnectionFactory> factories = listen.http2Only() ? http2Only : mixed;
@@ -214,7 +221,8 @@ public final class Server implements Dumpable {
                         ? List.of(new Http2OnlyConnectionFactory(secure, "h2"), http1OverTls)
                         : List.of(http1OverTls);
                 List<ConnectionFactory> chain = new ArrayList<>();
-                chain.add(new TlsConnectionFactory(tls.sslContext(), buffers, threadPool, alpn, http1OverTls));
+                chain.add(new TlsConnectionFactory(
+                        tls.sslContext(), buffers, threadPool, handshakes, alpn, http1OverTls));
                 chain.addAll(alpn);
                 factories = chain;
             }
