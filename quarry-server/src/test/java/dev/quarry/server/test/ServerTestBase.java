@@ -122,15 +122,17 @@ public abstract class ServerTestBase {
      */
     protected HttpClient httpClient() {
         Assumptions.assumeTrue(transport.isTcp(), "the JDK HttpClient only speaks TCP, not " + transport);
-        return track(HttpClient.newBuilder()
-                .version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(WAIT)
-                .build());
+        HttpClient.Builder builder =
+                HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(WAIT);
+        if (transport.isTls()) {
+            builder.sslContext(transport.clientTls());
+        }
+        return track(builder.build());
     }
 
     /**
      * @param pathAndQuery e.g. {@code /echo?x=1}
-     * @return the URI of the server's TCP connector
+     * @return the URI of the server's TCP connector ({@code https://} over TLS)
      */
     protected URI uri(String pathAndQuery) {
         return server.uri().resolve(pathAndQuery);
