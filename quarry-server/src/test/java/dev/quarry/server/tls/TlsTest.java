@@ -30,6 +30,8 @@ import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import javax.net.ssl.SSLHandshakeException;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.Test;
@@ -236,6 +238,37 @@ class TlsTest extends ServerTestBase {
         String expected =
                 version == HttpClient.Version.HTTP_2 ? "hello https HTTP/2.0\n2" : "hello https HTTP/1.1\n1.1";
         assertEquals(expected, output);
+    }
+
+    /** h2load (nghttp2) over TLS: h2 chosen by ALPN, a small bounded run, every request answered. */
+    @Test
+    void h2loadCompletesEveryRequestOverTls() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                Files.isExecutable(Path.of("/usr/bin/h2load")), "h2load is not installed");
+        startHttps(builder -> {});
+        Process h2load = new ProcessBuilder(
+                        "/usr/bin/h2load",
+                        "-n",
+                        "1000",
+                        "-c",
+                        "4",
+                        "-m",
+                        "10",
+                        uri("/hello").toString())
+                .redirectErrorStream(true)
+                .start();
+        String output = new String(h2load.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(h2load.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS), output);
+        assertEquals(0, h2load.exitValue(), output);
+        assertTrue(output.contains("Application protocol: h2"), output);
+        Matcher requests = Pattern.compile("requests: (\\d+) total, (\\d+) started, (\\d+) done, (\\d+) succeeded, "
+                        + "(\\d+) failed, (\\d+) errored, (\\d+) timeout")
+                .matcher(output);
+        assertTrue(requests.find(), output);
+        assertEquals("1000", requests.group(4), () -> "succeeded: " + output);
+        assertEquals("0", requests.group(5), () -> "failed: " + output);
+        assertEquals("0", requests.group(6), () -> "errored: " + output);
+        assertEquals(4, server.statistics().http2Connections(), "h2 by ALPN, 4 connections");
     }
 
     @Test
