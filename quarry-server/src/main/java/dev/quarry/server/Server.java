@@ -209,9 +209,9 @@ public final class Server implements Dumpable {
         // TLS handshakes (and wake-ups of non-blocking readers over TLS) run on virtual threads of their own, one per
         // step: not in the platform pool, where handlers blocked in their requests would otherwise hold up every new
         // HTTPS connection's handshake, and the HTTP/2 sessions that read the bodies those handlers wait for.
-        ThreadFactory handshakeThreads =
-                Thread.ofVirtual().name(config.name() + "-tls-handshake-", 0).factory();
-        Executor handshakes = task -> handshakeThreads.newThread(task).start();
+        ThreadFactory tlsThreadFactory =
+                Thread.ofVirtual().name(config.name() + "-tls-", 0).factory();
+        Executor tlsThreads = task -> tlsThreadFactory.newThread(task).start();
         int index = 0;
         for (ServerBuilder.ListenSpec listen : config.listeners()) {
             List<ConnectionFactory> factories = listen.http2Only() ? http2Only : mixed;
@@ -222,7 +222,7 @@ public final class Server implements Dumpable {
                         : List.of(http1OverTls);
                 List<ConnectionFactory> chain = new ArrayList<>();
                 chain.add(new TlsConnectionFactory(
-                        tls.sslContext(), buffers, threadPool, handshakes, alpn, http1OverTls));
+                        tls.sslContext(), buffers, threadPool, tlsThreads, alpn, http1OverTls));
                 chain.addAll(alpn);
                 factories = chain;
             }

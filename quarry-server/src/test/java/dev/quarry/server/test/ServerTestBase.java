@@ -62,13 +62,21 @@ public abstract class ServerTestBase {
     }
 
     /**
-     * Starts the server over TCP.
+     * Starts the server over TCP (or the {@link #defaultTransport()}).
      *
      * @param config sets the handler and anything else the test needs
      * @return the started server
      */
     protected Server start(Consumer<ServerBuilder> config) throws IOException {
-        return start(Transport.TCP, config);
+        return start(defaultTransport(), config);
+    }
+
+    /**
+     * @return the transport of {@link #start(Consumer)}: TCP; a subclass that returns {@link Transport#TLS} runs the
+     *     tests of its superclass over TLS
+     */
+    protected Transport defaultTransport() {
+        return Transport.TCP;
     }
 
     /**

@@ -271,6 +271,50 @@ class TlsTest extends ServerTestBase {
         assertEquals(4, server.statistics().http2Connections(), "h2 by ALPN, 4 connections");
     }
 
+    /**
+     * {@code openssl s_client}: ALPN picks h2 (or http/1.1) as offered, over TLS 1.3 or TLS 1.2 as forced, and an HTTP/1.1
+     * request typed into the session is answered.
+     */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource({"h2,-tls1_3,TLSv1.3", "http/1.1,-tls1_2,TLSv1.2"})
+    void opensslNegotiatesAlpnAndTheVersionAsked(String alpn, String versionOption, String version) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                Files.isExecutable(Path.of("/usr/bin/openssl")), "openssl is not installed");
+        startHttps(builder -> {});
+        List<String> command = new ArrayList<>(List.of(
+                "/usr/bin/openssl",
+                "s_client",
+                "-connect",
+                "127.0.0.1:" + httpsPort(),
+                "-servername",
+                "localhost",
+                "-alpn",
+                alpn,
+                versionOption,
+                "-CAfile",
+                TestCertificates.ec().certificatePem().toString(),
+                "-verify_return_error"));
+        boolean http1 = alpn.equals("http/1.1");
+        if (http1) {
+            command.add("-ign_eof"); // read on after our input ends: until the server closes (Connection: close)
+        }
+        Process openssl = new ProcessBuilder(command).redirectErrorStream(true).start();
+        try (OutputStream in = openssl.getOutputStream()) {
+            if (http1) {
+                in.write("GET /hello HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+                        .getBytes(StandardCharsets.US_ASCII));
+            }
+        }
+        String output = new String(openssl.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(openssl.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS), output);
+        assertTrue(output.contains("ALPN protocol: " + alpn), output);
+        assertTrue(output.contains("Protocol  : " + version) || output.contains("New, " + version), output);
+        assertTrue(output.contains("Verify return code: 0 (ok)"), output);
+        if (http1) {
+            assertTrue(output.contains("hello https HTTP/1.1"), output);
+        }
+    }
+
     @Test
     void tls11IsRefused() throws Exception {
         startHttps(builder -> {});
