@@ -396,7 +396,11 @@ public final class TlsConnection extends AbstractConnection {
         }
     }
 
-    /** After a post-handshake task: the reader and writer that waited for it go on. */
+    /**
+     * After a post-handshake task, on a TLS thread: the writer and the reader that waited for it go on, each where its
+     * type says (a blocking one in the executor, another here in non-blocking mode), never as blocking work on a TLS
+     * thread.
+     */
     private void resume() {
         Callback fill;
         lock.lock();
@@ -405,7 +409,16 @@ public final class TlsConnection extends AbstractConnection {
         } finally {
             unlock();
         }
-        pumpAndComplete();
+        Callback write = writeCallback;
+        if (write != null && write.invocationType() == InvocationType.BLOCKING) {
+            try {
+                executor.execute(Invocable.task(InvocationType.BLOCKING, this::pumpAndComplete));
+            } catch (RuntimeException x) {
+                endPoint().close(x);
+            }
+        } else {
+            Invocable.invokeNonBlocking(this::pumpAndComplete);
+        }
         if (fill != null) {
             if (fill.invocationType() == InvocationType.BLOCKING) {
                 wake(fill);
