@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.quarry.server.Server;
 import dev.quarry.io.ServerConnector;
+import dev.quarry.server.Server;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.nio.file.Path;
