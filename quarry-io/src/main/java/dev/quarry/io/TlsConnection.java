@@ -70,6 +70,7 @@ public final class TlsConnection extends AbstractConnection {
     private final TlsEndPoint decrypted;
     private final Callback networkWrite = new NetworkWriteCallback();
     private final Invocable.Task runTasks = Invocable.task(InvocationType.BLOCKING, this::runDelegatedTasks);
+    private final Invocable.Task startHandshake = Invocable.task(InvocationType.BLOCKING, this::startClientHandshake);
 
     // Guarded by lock.
     private int packetSize;
@@ -94,6 +95,10 @@ public final class TlsConnection extends AbstractConnection {
     private volatile Callback fillCallback;
     private volatile String applicationProtocol = "";
     private volatile String tlsProtocol = "";
+    private volatile Throwable handshakeFailure;
+    // A TLS 1.3 client receives the server's session tickets after its handshake completed, before the first
+    // application data; consuming one draws random bytes (a read of /dev/urandom): those reads may block.
+    private volatile boolean applicationDataSeen;
 
     /**
      * @param network the network endpoint, which this connection owns
@@ -135,6 +140,14 @@ public final class TlsConnection extends AbstractConnection {
         return tlsProtocol;
     }
 
+    /**
+     * @return why the handshake failed (the peer's alert, a certificate the trust manager refused, an end of stream),
+     *     or null if it did not fail (yet)
+     */
+    public Throwable handshakeFailure() {
+        return handshakeFailure;
+    }
+
     /** @return whether the handshake completed */
     public boolean isHandshakeComplete() {
         return handshaken;
@@ -148,6 +161,12 @@ public final class TlsConnection extends AbstractConnection {
 
     @Override
     public void onOpen() {
+        if (engine.getUseClientMode()) {
+            // A client speaks first; beginning makes its hello (key shares, random bytes from /dev/urandom): blocking
+            // work, never done on a selector.
+            executor.execute(startHandshake);
+            return;
+        }
         try {
             engine.beginHandshake();
         } catch (SSLException x) {
@@ -168,8 +187,12 @@ public final class TlsConnection extends AbstractConnection {
     protected InvocationType readInvocationType() {
         // The engine does blocking work inside unwrap too, not only in delegated tasks (a TLS 1.3 server makes its
         // session ticket, reading /dev/urandom, while it unwraps the client's Finished): handshake steps never run on a
-        // thread that must not block. Later reads wake the reader above, whose type they take.
-        return handshaken ? typeOf(fillCallback) : InvocationType.BLOCKING;
+        // thread that must not block, nor a client's reads until application data came (the tickets come first).
+        // Later reads wake the reader above, whose type they take.
+        if (!handshaken || (!applicationDataSeen && engine.getUseClientMode())) {
+            return InvocationType.BLOCKING;
+        }
+        return typeOf(fillCallback);
     }
 
     private static InvocationType typeOf(Callback callback) {
@@ -220,6 +243,17 @@ public final class TlsConnection extends AbstractConnection {
     }
 
     // --- handshake -------------------------------------------------------------------------------------------------
+
+    private void startClientHandshake() {
+        try {
+            engine.beginHandshake();
+        } catch (SSLException x) {
+            handshakeFailure = x;
+            endPoint().close(x);
+            return;
+        }
+        handshake();
+    }
 
     private void handshake() {
         boolean task = false;
@@ -298,6 +332,7 @@ public final class TlsConnection extends AbstractConnection {
             unlock();
         }
         if (failure != null) {
+            handshakeFailure = failure;
             LOG.log(Level.DEBUG, () -> "TLS handshake failed on " + endPoint(), failure);
             endPoint().close(failure);
             return;
@@ -341,8 +376,21 @@ public final class TlsConnection extends AbstractConnection {
             endPoint().close(x);
             return;
         }
-        decrypted.setConnection(upper);
+        boolean closedMeanwhile;
+        lock.lock();
+        try {
+            // Under the lock, against onClose: exactly one of the two closes the new connection.
+            decrypted.setConnection(upper);
+            closedMeanwhile = closed;
+        } finally {
+            unlock();
+        }
         upper.onOpen();
+        if (closedMeanwhile) {
+            // The network closed while the connection was being made: onClose did not see it, so it never would
+            // learn that its endpoint is gone (nor release what it holds).
+            upper.onClose(new ClosedChannelException());
+        }
     }
 
     private void executeTasks() {
@@ -475,6 +523,9 @@ public final class TlsConnection extends AbstractConnection {
                 }
             }
             filled = total;
+            if (total > 0) {
+                applicationDataSeen = true;
+            }
         } finally {
             unlock();
         }
@@ -863,6 +914,7 @@ public final class TlsConnection extends AbstractConnection {
     public void onClose(Throwable cause) {
         Callback fill;
         Callback write;
+        Connection upper;
         lock.lock();
         try {
             closed = true;
@@ -870,6 +922,7 @@ public final class TlsConnection extends AbstractConnection {
             write = writeCallback;
             writeCallback = null;
             writeBuffers = null;
+            upper = decrypted.connection();
         } finally {
             unlock();
         }
@@ -880,7 +933,6 @@ public final class TlsConnection extends AbstractConnection {
         if (write != null) {
             write.failed(failure);
         }
-        Connection upper = decrypted.connection();
         if (upper != null) {
             try {
                 upper.onClose(cause);
