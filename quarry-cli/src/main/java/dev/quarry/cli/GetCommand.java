@@ -100,7 +100,9 @@ final class GetCommand {
         }
         options.string("unix").ifPresent(path -> builder.unixDomainSocket(Path.of(path)));
         try (HttpClient client = builder.build()) {
-            HttpRequest request = request(uri, options);
+            Duration maxTime =
+                    options.string("max-time").isPresent() ? options.duration("max-time", Duration.ZERO) : null;
+            HttpRequest request = request(uri, options, maxTime);
             if (options.flag("verbose")) {
                 printRequest(request, err);
             }
@@ -119,7 +121,12 @@ final class GetCommand {
         }
     }
 
-    private static HttpRequest request(URI uri, Options options) throws IOException {
+    /**
+     * The request of {@code --method}, {@code --data} and {@code --header} (those the command takes).
+     *
+     * @param timeout the whole exchange's bound, or null for none
+     */
+    static HttpRequest request(URI uri, Options options, Duration timeout) {
         HttpRequest.Builder request;
         try {
             request = HttpRequest.newBuilder(uri);
@@ -180,7 +187,7 @@ final class GetCommand {
     }
 
     /** For {@code --insecure}: development certificates are self-signed, and the user said so. */
-    private static SSLContext trustingEverything() {
+    static SSLContext trustingEverything() {
         TrustManager everything = new X509TrustManager() {
             @Override
             public void checkClientTrusted(X509Certificate[] chain, String authType) {}
