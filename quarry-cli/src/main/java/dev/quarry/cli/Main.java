@@ -22,6 +22,8 @@ public final class Main {
               serve       serve a directory, or the demo site without one (./quarry serve --help)
               plaintext   the TechEmpower plaintext app: GET /plaintext answers "Hello, World!"
                           (HTTP/1.1 and h2c on one port; used by quarry-bench/run.sh plaintext and h2)
+              get         send one request with Quarry's client, curl-like (./quarry get --help)
+              load        a load generator on Quarry's client: req/s, errors, latency percentiles
 
             Options:
               -h, --help      this help; 'quarry <command> --help' shows the options of a command
@@ -128,6 +130,22 @@ public final class Main {
                             .build();
                     runUntilStopped(server, "Serving the plaintext app: GET /plaintext");
                     return 0;
+                }
+                case "get" -> {
+                    if (Options.wantsHelp(rest)) {
+                        out.print(GetCommand.USAGE);
+                        return 0;
+                    }
+                    List<String> expanded = GetCommand.expandShortOptions(rest);
+                    return GetCommand.run(Options.parse(expanded, GetCommand.OPTIONS, GetCommand.FLAGS), out, err);
+                }
+                case "load" -> {
+                    if (Options.wantsHelp(rest)) {
+                        out.print(LoadCommand.USAGE);
+                        return 0;
+                    }
+                    List<String> expanded = LoadCommand.expandShortOptions(rest);
+                    return LoadCommand.run(Options.parse(expanded, LoadCommand.OPTIONS, LoadCommand.FLAGS), out, err);
                 }
                 default -> {
                     err.println("quarry: unknown command '" + command + "'");

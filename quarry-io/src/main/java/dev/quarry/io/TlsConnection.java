@@ -74,6 +74,7 @@ public final class TlsConnection extends AbstractConnection {
     private final Callback networkWrite = new NetworkWriteCallback();
     private final Invocable.Task runTasks = Invocable.task(InvocationType.BLOCKING, this::runDelegatedTasks);
     private final Invocable.Task handshakeStep = Invocable.task(InvocationType.BLOCKING, this::handshake);
+    private final Invocable.Task startHandshake = Invocable.task(InvocationType.BLOCKING, this::startClientHandshake);
 
     // Guarded by lock.
     private int packetSize;
@@ -98,6 +99,10 @@ public final class TlsConnection extends AbstractConnection {
     private volatile Callback fillCallback;
     private volatile String applicationProtocol = "";
     private volatile String tlsProtocol = "";
+    private volatile Throwable handshakeFailure;
+    // A TLS 1.3 client receives the server's session tickets after its handshake completed, before the first
+    // application data; consuming one draws random bytes (a read of /dev/urandom): those reads may block.
+    private volatile boolean applicationDataSeen;
 
     /**
      * @param network the network endpoint, which this connection owns
@@ -143,6 +148,14 @@ public final class TlsConnection extends AbstractConnection {
         return tlsProtocol;
     }
 
+    /**
+     * @return why the handshake failed (the peer's alert, a certificate the trust manager refused, an end of stream),
+     *     or null if it did not fail (yet)
+     */
+    public Throwable handshakeFailure() {
+        return handshakeFailure;
+    }
+
     /** @return whether the handshake completed */
     public boolean isHandshakeComplete() {
         return handshaken;
@@ -156,6 +169,12 @@ public final class TlsConnection extends AbstractConnection {
 
     @Override
     public void onOpen() {
+        if (engine.getUseClientMode()) {
+            // A client speaks first; beginning makes its hello (key shares, random bytes from /dev/urandom): blocking
+            // work, done on the handshake executor, never on a selector.
+            handshakes.execute(startHandshake);
+            return;
+        }
         try {
             engine.beginHandshake();
         } catch (SSLException x) {
@@ -175,8 +194,16 @@ public final class TlsConnection extends AbstractConnection {
     @Override
     protected InvocationType readInvocationType() {
         // During the handshake, onFillable only hands the step to the handshake executor (see the class comment).
-        // Later reads wake the reader above, whose type they take.
-        return handshaken ? typeOf(fillCallback) : InvocationType.NON_BLOCKING;
+        // A client's reads stay blocking until application data came: the server's TLS 1.3 session tickets come
+        // first, and consuming one draws random bytes (a read of /dev/urandom). Later reads wake the reader above,
+        // whose type they take.
+        if (!handshaken) {
+            return InvocationType.NON_BLOCKING;
+        }
+        if (!applicationDataSeen && engine.getUseClientMode()) {
+            return InvocationType.BLOCKING;
+        }
+        return typeOf(fillCallback);
     }
 
     private static InvocationType typeOf(Callback callback) {
@@ -236,6 +263,17 @@ public final class TlsConnection extends AbstractConnection {
     }
 
     // --- handshake -------------------------------------------------------------------------------------------------
+
+    private void startClientHandshake() {
+        try {
+            engine.beginHandshake();
+        } catch (SSLException x) {
+            handshakeFailure = x;
+            endPoint().close(x);
+            return;
+        }
+        handshake();
+    }
 
     private void handshake() {
         boolean task = false;
@@ -314,6 +352,7 @@ public final class TlsConnection extends AbstractConnection {
             unlock();
         }
         if (failure != null) {
+            handshakeFailure = failure;
             LOG.log(Level.DEBUG, () -> "TLS handshake failed on " + endPoint(), failure);
             endPoint().close(failure);
             return;
@@ -357,10 +396,23 @@ public final class TlsConnection extends AbstractConnection {
             endPoint().close(x);
             return;
         }
-        decrypted.setConnection(upper);
+        boolean closedMeanwhile;
+        lock.lock();
+        try {
+            // Under the lock, against onClose: exactly one of the two closes the new connection.
+            decrypted.setConnection(upper);
+            closedMeanwhile = closed;
+        } finally {
+            unlock();
+        }
         // As on a selector, where plain connections are opened: a request read at once is dispatched, never run here
         // (this is one of the TLS threads, which are not bounded like the handlers' pool).
         Invocable.invokeNonBlocking(upper::onOpen);
+        if (closedMeanwhile) {
+            // The network closed while the connection was being made: onClose did not see it, so it never would
+            // learn that its endpoint is gone (nor release what it holds).
+            upper.onClose(new ClosedChannelException());
+        }
     }
 
     private void executeTasks() {
@@ -528,6 +580,9 @@ public final class TlsConnection extends AbstractConnection {
                 }
             }
             filled = total;
+            if (total > 0) {
+                applicationDataSeen = true;
+            }
         } finally {
             unlock();
         }
@@ -916,6 +971,7 @@ public final class TlsConnection extends AbstractConnection {
     public void onClose(Throwable cause) {
         Callback fill;
         Callback write;
+        Connection upper;
         lock.lock();
         try {
             closed = true;
@@ -923,6 +979,7 @@ public final class TlsConnection extends AbstractConnection {
             write = writeCallback;
             writeCallback = null;
             writeBuffers = null;
+            upper = decrypted.connection();
         } finally {
             unlock();
         }
@@ -933,7 +990,6 @@ public final class TlsConnection extends AbstractConnection {
         if (write != null) {
             write.failed(failure);
         }
-        Connection upper = decrypted.connection();
         if (upper != null) {
             try {
                 upper.onClose(cause);
