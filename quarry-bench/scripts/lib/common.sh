@@ -185,7 +185,7 @@ qb_header() {
     echo "pinning:  server on core $QB_SERVER_CPU, load generator on core $QB_CLIENT_CPU (taskset)"
     echo "java:     $("$JAVA_HOME/bin/java" -version 2>&1 | head -n1) ($JAVA_HOME)"
     echo "jvm flags (every Java server): $QB_JVM_FLAGS"
-    echo "versions: jetty $(qb_pom_property jetty.version), netty $(qb_pom_property netty.version), undertow $(qb_pom_property undertow.version), helidon $(qb_pom_property helidon.version), $(nginx -v 2>&1 | sed 's/^nginx version: //')"
+    echo "versions: jetty $(qb_pom_property jetty.version), netty $(qb_pom_property netty.version), vert.x $(qb_pom_property vertx.version), undertow $(qb_pom_property undertow.version), helidon $(qb_pom_property helidon.version), $(nginx -v 2>&1 | sed 's/^nginx version: //')"
 }
 
 qb_pom_property() { sed -n "s|.*<$1>\(.*\)</$1>.*|\1|p" "$QB_ROOT/pom.xml" | head -n1; }
