@@ -58,6 +58,8 @@ public final class Main {
                                       first use in ~/.quarry/dev-cert.p12 (browsers warn about it)
               --access-log FILE|-     log every request to FILE (appended), or to standard output with -
               --access-log-format combined|json  NCSA combined (default) or JSON lines
+              --blocking              answer with a blocking Handler (send(String), on a virtual thread
+                                      unless --virtual-threads off) instead of the asynchronous one
               -h, --help              this help
             """;
 
@@ -124,11 +126,17 @@ public final class Main {
                         out.print(PLAINTEXT_USAGE);
                         return 0;
                     }
-                    Options options = Options.parse(rest, SERVER_OPTIONS, Set.of());
-                    Server server = serverBuilder(options)
-                            .route("GET /plaintext", new PlaintextApp())
-                            .build();
-                    runUntilStopped(server, "Serving the plaintext app: GET /plaintext");
+                    Options options = Options.parse(rest, SERVER_OPTIONS, Set.of("blocking"));
+                    ServerBuilder builder = serverBuilder(options);
+                    if (options.flag("blocking")) {
+                        builder.route("GET /plaintext", new BlockingPlaintextApp());
+                    } else {
+                        builder.route("GET /plaintext", new PlaintextApp());
+                    }
+                    runUntilStopped(
+                            builder.build(),
+                            "Serving the plaintext app: GET /plaintext"
+                                    + (options.flag("blocking") ? " (a blocking handler)" : ""));
                     return 0;
                 }
                 case "get" -> {
