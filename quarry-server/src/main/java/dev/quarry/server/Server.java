@@ -19,6 +19,8 @@ import dev.quarry.server.internal.ServerContext;
 import dev.quarry.server.internal.h1.Http1ConnectionFactory;
 import dev.quarry.server.internal.h2.Http2ConnectionFactory;
 import dev.quarry.server.internal.h2.Http2OnlyConnectionFactory;
+import dev.quarry.server.internal.tls.CertificateReloader;
+import dev.quarry.server.internal.tls.LoadedCertificates;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
@@ -55,6 +57,10 @@ public final class Server implements Dumpable {
     private final ServerConfig config;
     private final ReentrantLock lock = new ReentrantLock();
     private final List<ServerConnector> connectors = new ArrayList<>();
+    // The certificate reloaders of the HTTPS connectors, by connector index; written by start and stop only.
+    private final Map<Integer, CertificateReloader> reloaders = new java.util.concurrent.ConcurrentHashMap<>();
+    // The bound port of the first HTTPS connector, where redirects send clients; 0 until it is started.
+    private volatile int httpsPort;
     private final ServerStatistics statistics = new ServerStatistics();
     private final AsyncHandler handler;
     private final AsyncHandler routing;
@@ -193,31 +199,42 @@ public final class Server implements Dumpable {
                 threadPool,
                 config.http2Config(),
                 new ErrorPages(config.errorHandlers(), config.errorPages()));
-        if (config.h2c()) {
-            context = context.withHttp2(Optional.of(new Http2ConnectionFactory(context)));
-        }
-        List<ConnectionFactory> mixed = new ArrayList<>();
-        mixed.add(new Http1ConnectionFactory(context));
-        if (context.http2().isPresent()) {
-            mixed.add(protocolOnly("h2c"));
-        }
+        List<ConnectionFactory> mixed = cleartext(context);
         List<ConnectionFactory> http2Only = List.of(new Http2OnlyConnectionFactory(context));
         // Over TLS, HTTP/2 is chosen by ALPN only: no h2c upgrade nor prior knowledge on an HTTP/1.1 connection.
         ServerContext secure = context.withHttp2(Optional.empty());
         Http1ConnectionFactory http1OverTls = new Http1ConnectionFactory(secure);
+        // With redirectToHttps, clear-text TCP listeners answer every request with a redirect and run nothing else.
+        ServerContext redirecting = context.withHandler(redirectHandler());
+        List<ConnectionFactory> redirectMixed = cleartext(redirecting);
+        List<ConnectionFactory> redirectHttp2Only = List.of(new Http2OnlyConnectionFactory(redirecting));
         int index = 0;
         for (ServerBuilder.ListenSpec listen : config.listeners()) {
-            List<ConnectionFactory> factories = listen.http2Only() ? http2Only : mixed;
+            boolean redirect = config.redirectToHttps()
+                    && listen.tls().isEmpty()
+                    && listen.unix().isEmpty();
+            List<ConnectionFactory> factories = redirect
+                    ? (listen.http2Only() ? redirectHttp2Only : redirectMixed)
+                    : (listen.http2Only() ? http2Only : mixed);
+            TlsConnectionFactory tlsFactory = null;
             if (listen.tls().isPresent()) {
                 TlsConfig tls = listen.tls().get();
                 List<ConnectionFactory> alpn = tls.http2()
                         ? List.of(new Http2OnlyConnectionFactory(secure, "h2"), http1OverTls)
                         : List.of(http1OverTls);
                 List<ConnectionFactory> chain = new ArrayList<>();
-                chain.add(new TlsConnectionFactory(tls.sslContext(), buffers, threadPool, alpn, http1OverTls));
+                tlsFactory = new TlsConnectionFactory(
+                        tls.sslContext(),
+                        tls.loaded().map(LoadedCertificates::sniMatchers).orElse(List.of()),
+                        buffers,
+                        threadPool,
+                        alpn,
+                        http1OverTls);
+                chain.add(tlsFactory);
                 chain.addAll(alpn);
                 factories = chain;
             }
+            int connectorIndex = index;
             ServerConnector.Config connectorConfig = new ServerConnector.Config(
                     config.name() + "-" + index++,
                     listen.host(),
@@ -232,11 +249,61 @@ public final class Server implements Dumpable {
             ServerConnector connector = ServerConnector.create(connectorConfig, threadPool, IdleTimeouts.of(timer));
             connector.start();
             connectors.add(connector);
+            if (tlsFactory != null && httpsPort == 0) {
+                httpsPort = connector.localPort();
+            }
+            if (tlsFactory != null && listen.tls().get().loaded().isPresent()) {
+                TlsConfig tls = listen.tls().get();
+                CertificateReloader reloader = new CertificateReloader(
+                        tls.sources(),
+                        tls.requireSni(),
+                        tls.loaded().get(),
+                        tlsFactory,
+                        () -> describe(connector),
+                        tls.watchInterval());
+                reloader.start(timer);
+                reloaders.put(connectorIndex, reloader);
+            }
             LOG.log(
                     Level.INFO,
                     "Started " + describe(connector)
                             + url(connector).map(url -> " — " + url).orElse(""));
         }
+    }
+
+    /** The factories of a clear-text listener: HTTP/1.1, and h2c (upgrade or prior knowledge) if it is on. */
+    private List<ConnectionFactory> cleartext(ServerContext context) {
+        List<ConnectionFactory> factories = new ArrayList<>();
+        if (config.h2c()) {
+            context = context.withHttp2(Optional.of(new Http2ConnectionFactory(context)));
+        }
+        factories.add(new Http1ConnectionFactory(context));
+        if (context.http2().isPresent()) {
+            factories.add(protocolOnly("h2c"));
+        }
+        return factories;
+    }
+
+    /** The handler of redirecting listeners: the redirect, in the access log if there is one. */
+    private AsyncHandler redirectHandler() {
+        AsyncHandler redirect = new HttpsRedirect(this::httpsPort);
+        return config.accessLog()
+                .map(log -> Filter.around(log.filter(), redirect))
+                .orElse(redirect);
+    }
+
+    /** @return the port of the first HTTPS connector, where redirects send clients */
+    private int httpsPort() {
+        int bound = httpsPort;
+        if (bound > 0) {
+            return bound;
+        }
+        // Not bound yet (a request raced the start): the configured port, as the client will find it once started.
+        return config.listeners().stream()
+                .filter(listen -> listen.tls().isPresent())
+                .mapToInt(ServerBuilder.ListenSpec::port)
+                .findFirst()
+                .orElse(443);
     }
 
     /** @return whether the connector speaks TLS */
@@ -345,6 +412,9 @@ public final class Server implements Dumpable {
     }
 
     private void stopQuietly() {
+        reloaders.values().forEach(CertificateReloader::stop);
+        reloaders.clear();
+        httpsPort = 0;
         for (ServerConnector connector : connectors) {
             try {
                 connector.stop();
@@ -409,6 +479,40 @@ public final class Server implements Dumpable {
             }
         }
         throw new IllegalStateException("no TCP connector is started");
+    }
+
+    /**
+     * Reads the certificate files of every HTTPS listener again and uses them for new handshakes: connections already
+     * made keep theirs, and none is closed. A listener whose files cannot be used (unreadable, half written, a key
+     * that does not match its certificate) keeps the certificates it has, and the exception says why, after the other
+     * listeners were reloaded. Listeners given an {@code sslContext} of their own are left alone. The same operation
+     * is on JMX ({@code type=Tls}); {@link TlsConfig.Builder#watch} does it when the files change.
+     *
+     * <p>Blocking: it reads files; call it from a thread that may block, never from a non-blocking handler.
+     *
+     * @throws IllegalArgumentException if a file holds no usable certificate or key
+     * @throws java.io.UncheckedIOException if a file cannot be read
+     * @throws IllegalStateException if the server is not running
+     */
+    public void reloadCertificates() {
+        if (!running) {
+            throw new IllegalStateException("the server is not running: its certificates are read when it starts");
+        }
+        RuntimeException failure = null;
+        for (CertificateReloader reloader : List.copyOf(reloaders.values())) {
+            try {
+                reloader.reload();
+            } catch (RuntimeException x) {
+                if (failure == null) {
+                    failure = x;
+                } else {
+                    failure.addSuppressed(x);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
     }
 
     /** @return the platform thread pool */
@@ -480,6 +584,10 @@ public final class Server implements Dumpable {
         register(server, threadPool, "type=ThreadPool");
         int index = 0;
         for (ServerConnector connector : connectors) {
+            CertificateReloader reloader = reloaders.get(index);
+            if (reloader != null) {
+                register(server, reloader, "type=Tls,index=" + index);
+            }
             register(server, connector, "type=Connector,index=" + index++);
         }
         for (Map.Entry<String, Object> bean : config.mbeans().entrySet()) {
