@@ -66,6 +66,31 @@ class SniTest extends ServerTestBase {
     }
 
     @Test
+    void theNameIsChosenBeforeTheKeyType() throws Exception {
+        int port = startWithCertificates(tls -> {});
+        // www.example.com has an RSA certificate of its own; the wildcard and the default are EC. A client that prefers
+        // ECDSA but verifies RSA too still gets the certificate with exactly its name...
+        assertEquals(
+                exact.certificate(),
+                presented(port, "www.example.com", "ecdsa_secp256r1_sha256", "rsa_pss_rsae_sha256"));
+        // ...and one that verifies ECDSA only gets the most specific certificate it can use: the wildcard.
+        assertEquals(wildcard.certificate(), presented(port, "www.example.com", "ecdsa_secp256r1_sha256"));
+    }
+
+    private X509Certificate presented(int port, String serverName, String... signatureSchemes) throws IOException {
+        try (javax.net.ssl.SSLSocket socket = (javax.net.ssl.SSLSocket)
+                TlsClients.trustingAll().getSocketFactory().createSocket("127.0.0.1", port)) {
+            socket.setSoTimeout((int) WAIT.toMillis());
+            javax.net.ssl.SSLParameters parameters = socket.getSSLParameters();
+            parameters.setServerNames(java.util.List.of(new javax.net.ssl.SNIHostName(serverName)));
+            parameters.setSignatureSchemes(signatureSchemes);
+            socket.setSSLParameters(parameters);
+            socket.startHandshake();
+            return (X509Certificate) socket.getSession().getPeerCertificates()[0];
+        }
+    }
+
+    @Test
     void everyNameOfACertificateSelectsIt() throws Exception {
         int port = startWithCertificates(tls -> {});
         assertEquals(fallback.certificate(), presented(port, "www.default.test"));
@@ -96,7 +121,8 @@ class SniTest extends ServerTestBase {
     @Test
     void requiredSniRefusesAClientThatSendsNoName() throws Exception {
         int port = startWithCertificates(tls -> tls.requireSni(true));
-        assertThrows(SSLHandshakeException.class, () -> presented(port, null));
+        SSLHandshakeException refused = assertThrows(SSLHandshakeException.class, () -> presented(port, null));
+        assertTrue(refused.getMessage().contains("handshake_failure"), refused::toString);
         assertEquals(fallback.certificate(), presented(port, "default.test"));
     }
 

@@ -129,6 +129,18 @@ public record ServerCertificate(String alias, X509Certificate[] chain, PrivateKe
         return key.getAlgorithm().equalsIgnoreCase(type);
     }
 
+    /** @return the family of the key, as {@link SniKeyManager#clientKeys} names them: {@code EC}, {@code RSA}, {@code EdDSA} */
+    String keyFamily() {
+        String algorithm = key.getAlgorithm().toUpperCase(Locale.ROOT);
+        if (algorithm.equals("EC")) {
+            return "EC";
+        }
+        if (algorithm.contains("RSA")) {
+            return "RSA";
+        }
+        return algorithm.startsWith("ED") ? "EdDSA" : key.getAlgorithm();
+    }
+
     /** Whether a private key is the partner of a public key: equal RSA moduli, or an EC signature that verifies. */
     private static boolean matches(PrivateKey privateKey, PublicKey publicKey) {
         if (privateKey instanceof RSAKey rsa && publicKey instanceof RSAKey rsaPublic) {

@@ -5,8 +5,11 @@ import java.security.Principal;
 import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 import javax.net.ssl.ExtendedSSLSession;
 import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SNIMatcher;
@@ -24,9 +27,9 @@ import javax.net.ssl.X509ExtendedKeyManager;
  * certificate (the {@code handshake_failure} alert) and one with an unknown name is refused by {@link #sniMatcher()}
  * (the {@code unrecognized_name} alert).
  *
- * <p>The group of certificates is chosen by name first, then the key type within it: the JDK asks for one key type
- * after another (in the order of the client's signature algorithms), and an RSA certificate for another name must
- * never win over an EC certificate for the right one.
+ * <p>Certificates are chosen by name first, among those whose signatures the client can verify, then by key type: the
+ * JDK asks for one key type after another (in the order of the client's signature algorithms), and a certificate for
+ * a wildcard or the default must not win over one with exactly the right name that the client can use too.
  *
  * <p>Thread-safety: immutable; called by handshakes on any thread. Cost: a linear scan of the certificates per
  * handshake, allocation-free but for the JDK's own name list.
@@ -67,7 +70,7 @@ public final class SniKeyManager extends X509ExtendedKeyManager {
             public boolean matches(SNIServerName serverName) {
                 try {
                     String host = ServerCertificate.normalize(new SNIHostName(serverName.getEncoded()).getAsciiName());
-                    return !candidates(Optional.of(host)).isEmpty();
+                    return covers(host);
                 } catch (IllegalArgumentException x) {
                     return false; // not a host name at all
                 }
@@ -76,16 +79,34 @@ public final class SniKeyManager extends X509ExtendedKeyManager {
     }
 
     /**
-     * @param host the host name the client asked for, normalized; empty if it sent none
-     * @return the certificates for it: those with exactly the name, else those with a matching wildcard, else the
-     *     defaults (none when SNI is required)
+     * @param host a normalized host name
+     * @return whether a certificate has this name, exactly or by wildcard
      */
-    List<ServerCertificate> candidates(Optional<String> host) {
+    boolean covers(String host) {
+        for (ServerCertificate certificate : certificates) {
+            if (certificate.matchesExactly(host) || certificate.matchesWildcard(host)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * @param host the host name the client asked for, normalized; empty if it sent none
+     * @param clientKeys the key families whose signatures the client verifies ({@code EC}, {@code RSA},
+     *     {@code EdDSA}); empty if it did not say
+     * @return the most specific certificates for the host that the client can verify: those with exactly the name,
+     *     else those with a matching wildcard, else the defaults (none when SNI is required)
+     */
+    List<ServerCertificate> candidates(Optional<String> host, Set<String> clientKeys) {
         if (host.isPresent()) {
             String name = host.get();
             List<ServerCertificate> exact = new ArrayList<>(1);
             List<ServerCertificate> wildcard = new ArrayList<>(1);
             for (ServerCertificate certificate : certificates) {
+                if (!clientKeys.isEmpty() && !clientKeys.contains(certificate.keyFamily())) {
+                    continue;
+                }
                 if (certificate.matchesExactly(name)) {
                     exact.add(certificate);
                 } else if (certificate.matchesWildcard(name)) {
@@ -106,12 +127,41 @@ public final class SniKeyManager extends X509ExtendedKeyManager {
         if (keyType == null) {
             return null;
         }
-        for (ServerCertificate certificate : candidates(requestedHost(handshake))) {
+        for (ServerCertificate certificate : candidates(requestedHost(handshake), clientKeys(handshake))) {
             if (certificate.serves(keyType)) {
                 return certificate.alias();
             }
         }
         return null;
+    }
+
+    /**
+     * The key families the client can verify, from the signature algorithms it offered. The JDK asks for one key
+     * type after another, in the client's order of preference; without this, a client that prefers ECDSA would get an
+     * EC certificate for a wildcard or the default before the RSA certificate with exactly its name was asked for.
+     *
+     * @return {@code EC}, {@code RSA}, {@code EdDSA} as offered; empty if the handshake does not say
+     */
+    static Set<String> clientKeys(SSLSession handshake) {
+        if (!(handshake instanceof ExtendedSSLSession extended)) {
+            return Set.of();
+        }
+        String[] algorithms = extended.getPeerSupportedSignatureAlgorithms();
+        if (algorithms == null || algorithms.length == 0) {
+            return Set.of();
+        }
+        Set<String> families = new HashSet<>(4);
+        for (String algorithm : algorithms) {
+            String upper = algorithm.toUpperCase(Locale.ROOT);
+            if (upper.contains("ECDSA")) {
+                families.add("EC");
+            } else if (upper.contains("RSA")) {
+                families.add("RSA");
+            } else if (upper.startsWith("ED")) {
+                families.add("EdDSA");
+            }
+        }
+        return families;
     }
 
     /** @return the host name of the client's SNI extension, normalized, if the handshake has one */
@@ -156,7 +206,7 @@ public final class SniKeyManager extends X509ExtendedKeyManager {
     @Override
     public X509Certificate[] getCertificateChain(String alias) {
         ServerCertificate certificate = byAlias(alias);
-        return certificate == null ? null : certificate.chain();
+        return certificate == null ? null : certificate.chain().clone();
     }
 
     @Override
