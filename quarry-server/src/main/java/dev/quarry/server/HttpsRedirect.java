@@ -26,14 +26,23 @@ final class HttpsRedirect implements AsyncHandler {
 
     private final IntSupplier httpsPort;
 
-    /** @param httpsPort the port of the HTTPS listener, read per request (it is known once the server started) */
+    /**
+     * @param httpsPort the port of the HTTPS listener, read per request (it is known once the server started); 0 while
+     *     it is not known, which is answered 503
+     */
     HttpsRedirect(IntSupplier httpsPort) {
         this.httpsPort = Objects.requireNonNull(httpsPort, "httpsPort");
     }
 
     @Override
     public void handle(Request request, Response response, Callback callback) {
-        String location = location(request.authority(), request.localAddress(), request.target(), httpsPort.getAsInt());
+        int port = httpsPort.getAsInt();
+        if (port <= 0) {
+            callback.failed(
+                    new HttpException(HttpStatus.SERVICE_UNAVAILABLE_503, "the HTTPS listener is not started yet"));
+            return;
+        }
+        String location = location(request.authority(), request.localAddress(), request.target(), port);
         if (location == null) {
             callback.failed(new HttpException(
                     HttpStatus.BAD_REQUEST_400, "no usable host to redirect to: " + request.authority()));

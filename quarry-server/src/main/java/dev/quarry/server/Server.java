@@ -205,9 +205,13 @@ public final class Server implements Dumpable {
         ServerContext secure = context.withHttp2(Optional.empty());
         Http1ConnectionFactory http1OverTls = new Http1ConnectionFactory(secure);
         // With redirectToHttps, clear-text TCP listeners answer every request with a redirect and run nothing else.
-        ServerContext redirecting = context.withHandler(redirectHandler());
-        List<ConnectionFactory> redirectMixed = cleartext(redirecting);
-        List<ConnectionFactory> redirectHttp2Only = List.of(new Http2OnlyConnectionFactory(redirecting));
+        List<ConnectionFactory> redirectMixed = List.of();
+        List<ConnectionFactory> redirectHttp2Only = List.of();
+        if (config.redirectToHttps()) {
+            ServerContext redirecting = context.withHandler(redirectHandler());
+            redirectMixed = cleartext(redirecting);
+            redirectHttp2Only = List.of(new Http2OnlyConnectionFactory(redirecting));
+        }
         int index = 0;
         for (ServerBuilder.ListenSpec listen : config.listeners()) {
             boolean redirect = config.redirectToHttps()
@@ -292,18 +296,20 @@ public final class Server implements Dumpable {
                 .orElse(redirect);
     }
 
-    /** @return the port of the first HTTPS connector, where redirects send clients */
+    /**
+     * @return the port of the first HTTPS connector, where redirects send clients; before it is bound (a request that
+     *     raced the start) the configured port, 0 if that is to be picked
+     */
     private int httpsPort() {
         int bound = httpsPort;
         if (bound > 0) {
             return bound;
         }
-        // Not bound yet (a request raced the start): the configured port, as the client will find it once started.
         return config.listeners().stream()
                 .filter(listen -> listen.tls().isPresent())
                 .mapToInt(ServerBuilder.ListenSpec::port)
                 .findFirst()
-                .orElse(443);
+                .orElse(0);
     }
 
     /** @return whether the connector speaks TLS */
