@@ -11,7 +11,7 @@ public interface TlsCertificatesMXBean {
     /** @return e.g. {@code https (h2, http/1.1) on 0.0.0.0:8443} */
     String getListener();
 
-    /** @return each certificate in use, e.g. {@code example.com (EC, 2 names)}, the default first */
+    /** @return each certificate in use, e.g. {@code example.com (EC, 2 names, until 2027-02-26)}, the default first */
     List<String> getCertificates();
 
     /** @return the host names of the certificates in use, the default certificate's first */

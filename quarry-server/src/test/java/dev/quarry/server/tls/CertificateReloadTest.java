@@ -166,5 +166,13 @@ class CertificateReloadTest extends ServerTestBase {
         beans.invoke(name, "reload", new Object[0], new String[0]);
         assertEquals(second.certificate(), presented(port));
         assertEquals(1L, beans.getAttribute(name, "Reloads"));
+        String[] certificates = (String[]) beans.getAttribute(name, "Certificates");
+        String until = second.certificate()
+                .getNotAfter()
+                .toInstant()
+                .atZone(java.time.ZoneOffset.UTC)
+                .toLocalDate()
+                .toString();
+        assertEquals("second.test (EC, until " + until + ")", certificates[0]);
     }
 }

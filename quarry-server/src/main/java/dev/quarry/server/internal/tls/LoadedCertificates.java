@@ -45,7 +45,7 @@ public record LoadedCertificates(SSLContext context, SniKeyManager keyManager, L
         }
     }
 
-    /** @return the certificates' names, e.g. {@code [example.com (EC), *.example.org (RSA, 2 names)]} */
+    /** @return the certificates' names, e.g. {@code [example.com (EC, until 2027-02-26), *.example.org (RSA, 2 names, until ...)]} */
     @Override
     public String toString() {
         return keyManager.certificates().toString();

@@ -166,10 +166,17 @@ public record ServerCertificate(String alias, X509Certificate[] chain, PrivateKe
         return privateKey.getAlgorithm().equals(publicKey.getAlgorithm());
     }
 
-    /** @return the first name and the key's algorithm, e.g. {@code example.com (EC, 2 names)} */
+    /**
+     * @return the first name, the key's algorithm and the last day of validity, e.g.
+     *     {@code example.com (EC, 2 names, until 2027-02-26)}: what an operator checks after a renewal
+     */
     @Override
     public String toString() {
         return names.getFirst() + " (" + key.getAlgorithm() + (names.size() > 1 ? ", " + names.size() + " names" : "")
-                + ")";
+                + ", until "
+                + chain[0].getNotAfter()
+                        .toInstant()
+                        .atZone(java.time.ZoneOffset.UTC)
+                        .toLocalDate() + ")";
     }
 }
