@@ -127,8 +127,8 @@ public final class ServerBuilder {
     /**
      * Makes every clear-text TCP listener ({@link #http(int)}, {@link #http(String, int)}, {@link #http2(String, int)})
      * answer each request with {@code 308 Permanent Redirect} to the same URL over HTTPS: the host the client asked
-     * for, with the port of the first {@link #https(int, Consumer) https} listener ({@code :443} left out), and the same
-     * path and query. No handler, filter, route or status page runs for them (the access log still sees them).
+     * for, with the port of the first {@link #https(int, Consumer) https} listener ({@code :443} left out), and the
+     * same path and query. No handler, filter, route or status page runs for them (the access log still sees them).
      * Unix-domain listeners are served as usual.
      *
      * @return this

@@ -45,7 +45,10 @@ public record LoadedCertificates(SSLContext context, SniKeyManager keyManager, L
         }
     }
 
-    /** @return the certificates' names, e.g. {@code [example.com (EC, until 2027-02-26), *.example.org (RSA, 2 names, until ...)]} */
+    /**
+     * @return the certificates, e.g. {@code [example.com (EC, until 2027-02-26), *.example.org (RSA, 2 names, until
+     *     2027-03-01)]}
+     */
     @Override
     public String toString() {
         return keyManager.certificates().toString();

@@ -129,7 +129,10 @@ public record ServerCertificate(String alias, X509Certificate[] chain, PrivateKe
         return key.getAlgorithm().equalsIgnoreCase(type);
     }
 
-    /** @return the family of the key, as {@link SniKeyManager#clientKeys} names them: {@code EC}, {@code RSA}, {@code EdDSA} */
+    /**
+     * @return the family of the key, as {@link SniKeyManager#clientKeys} names them: {@code EC}, {@code RSA},
+     *     {@code EdDSA}
+     */
     String keyFamily() {
         String algorithm = key.getAlgorithm().toUpperCase(Locale.ROOT);
         if (algorithm.equals("EC")) {

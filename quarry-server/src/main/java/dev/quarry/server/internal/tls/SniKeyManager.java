@@ -31,8 +31,8 @@ import javax.net.ssl.X509ExtendedKeyManager;
  * JDK asks for one key type after another (in the order of the client's signature algorithms), and a certificate for
  * a wildcard or the default must not win over one with exactly the right name that the client can use too.
  *
- * <p>Thread-safety: immutable; called by handshakes on any thread. Cost: a linear scan of the certificates per
- * handshake, allocation-free but for the JDK's own name list.
+ * <p>Thread-safety: immutable; called by handshakes on any thread. Cost: a linear scan of the certificates for each
+ * key type the JDK asks about, with a few small lists: nothing next to the handshake's own work.
  */
 public final class SniKeyManager extends X509ExtendedKeyManager {
     private final List<ServerCertificate> certificates;
