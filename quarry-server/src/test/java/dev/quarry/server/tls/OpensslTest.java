@@ -37,18 +37,22 @@ class OpensslTest extends ServerTestBase {
     }
 
     @BeforeEach
-    void startServer() throws IOException {
+    void findOpenssl() {
         openssl = List.of(Path.of("/usr/bin/openssl"), Path.of("/usr/local/bin/openssl")).stream()
                 .filter(Files::isExecutable)
                 .findFirst()
                 .orElse(null);
         Assumptions.assumeTrue(openssl != null, "openssl is not installed");
         generate();
+    }
+
+    private void startServer(boolean requireSni) throws IOException {
         start(builder -> builder.https(
                         "127.0.0.1",
                         0,
                         tls -> tls.pem(fallback.certificatePem(), fallback.keyPem())
-                                .pem(other.certificatePem(), other.keyPem()))
+                                .pem(other.certificatePem(), other.keyPem())
+                                .requireSni(requireSni))
                 .route("GET /", (request, response) -> response.send("ok")));
         port = server.connectors().get(1).localPort();
     }
@@ -64,6 +68,9 @@ class OpensslTest extends ServerTestBase {
      * @param arguments more arguments
      */
     private Run sClient(String input, boolean closeInput, String... arguments) throws Exception {
+        if (server == null) {
+            startServer(false);
+        }
         List<String> command =
                 new ArrayList<>(List.of(openssl.toString(), "s_client", "-connect", "127.0.0.1:" + port));
         command.addAll(List.of(arguments));
@@ -127,5 +134,17 @@ class OpensslTest extends ServerTestBase {
         assertTrue(run.output().contains("RENEGOTIATING"), run::output);
         assertTrue(run.ended(), () -> "the renegotiation was not refused: " + run.output());
         assertTrue(run.exit() != 0, run::output);
+    }
+
+    @Test
+    void requiredSniRefusesUnknownNamesAndClientsThatNameNone() throws Exception {
+        // 112 is unrecognized_name, 40 handshake_failure (RFC 8446 §6).
+        startServer(true);
+        Run unknown = sClient("", true, "-servername", "unknown.test");
+        assertTrue(unknown.output().contains("SSL alert number 112"), unknown::output);
+        Run none = sClient("", true, "-noservername");
+        assertTrue(none.output().contains("SSL alert number 40"), none::output);
+        Run known = sClient("", true, "-servername", "openssl-default.test");
+        assertTrue(known.output().contains("CN = openssl-default.test"), known::output);
     }
 }
