@@ -521,6 +521,24 @@ public final class Server implements Dumpable {
         }
     }
 
+    /** @return the certificates of the HTTPS listeners read from files, in the order of the connectors */
+    List<TlsCertificatesMXBean> tlsCertificates() {
+        return new java.util.TreeMap<>(reloaders)
+                .values().stream().map(TlsCertificatesMXBean.class::cast).toList();
+    }
+
+    /** @return the certificate reloaders of the HTTPS listeners read from files, by the name of their connector */
+    Map<String, CertificateReloader> certificateReloaders() {
+        Map<String, CertificateReloader> byConnector = new java.util.LinkedHashMap<>();
+        List<ServerConnector> started = connectors();
+        new java.util.TreeMap<>(reloaders).forEach((index, reloader) -> {
+            if (index < started.size()) {
+                byConnector.put(started.get(index).config().name(), reloader);
+            }
+        });
+        return byConnector;
+    }
+
     /** @return the platform thread pool */
     public ThreadPool threadPool() {
         return threadPool;

@@ -98,6 +98,22 @@ class CertificateReloadTest extends ServerTestBase {
             assertTrue(answer.startsWith("HTTP/1.1 200 ") && answer.endsWith("ok"), answer);
             assertEquals(first.certificate(), before.getSession().getPeerCertificates()[0]);
         }
+        java.util.Map<?, ?> tls =
+                (java.util.Map<?, ?>) server.status().sections().get("tls certificates");
+        java.util.Map<?, ?> listener =
+                (java.util.Map<?, ?>) tls.values().iterator().next();
+        assertEquals(1L, listener.get("reloads"), tls::toString);
+        assertTrue(listener.get("certificates").toString().startsWith("second.test (EC, until "), tls::toString);
+
+        String metrics = server.metrics();
+        String connector = server.connectors().get(1).config().name();
+        assertTrue(
+                metrics.contains("quarry_tls_certificate_expiry_timestamp_seconds{connector=\"" + connector
+                        + "\",certificate=\"second.test\"} "
+                        + second.certificate().getNotAfter().getTime() / 1000 + "\n"),
+                metrics);
+        assertTrue(
+                metrics.contains("quarry_tls_certificate_reloads_total{connector=\"" + connector + "\"} 1\n"), metrics);
     }
 
     @Test
