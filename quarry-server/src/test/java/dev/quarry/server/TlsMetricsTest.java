@@ -2,12 +2,13 @@ package dev.quarry.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.quarry.server.test.ServerTestBase;
 import dev.quarry.server.test.TestCertificates;
 import org.junit.jupiter.api.Test;
 
-/** The HTTPS listeners' certificates in the Prometheus exposition: when each expires, and the reloads. */
+/** The HTTPS listeners' certificates on the status page and in the Prometheus exposition. */
 class TlsMetricsTest extends ServerTestBase {
 
     @Test
@@ -25,6 +26,26 @@ class TlsMetricsTest extends ServerTestBase {
         assertEquals(0, metrics.value("quarry_tls_certificate_reloads_total", "connector", connector));
         assertEquals(0, metrics.value("quarry_tls_certificate_reload_failures_total", "connector", connector));
         assertEquals("counter", metrics.types().get("quarry_tls_certificate_reloads_total"));
+    }
+
+    @Test
+    void theStatusPageShowsTheCertificatesOfEachHttpsListener() throws Exception {
+        TestCertificates certificates = TestCertificates.ec();
+        start(builder -> builder.https(
+                        "127.0.0.1", 0, tls -> tls.pem(certificates.certificatePem(), certificates.keyPem()))
+                .route("GET /", (request, response) -> response.send("ok")));
+        ServerStatus status = server.status();
+        String until = certificates
+                .certificate()
+                .getNotAfter()
+                .toInstant()
+                .atZone(java.time.ZoneOffset.UTC)
+                .toLocalDate()
+                .toString();
+        String html = StatusHandler.html(status);
+        assertTrue(html.contains("tls certificates"), html);
+        assertTrue(html.contains("localhost (EC, until " + until + ")"), html);
+        assertTrue(status.toJson().contains("\"localhost (EC, until " + until + ")\""), status::toJson);
     }
 
     @Test
