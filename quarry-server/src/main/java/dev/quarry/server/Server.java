@@ -61,6 +61,8 @@ public final class Server implements Dumpable {
     private final Map<Integer, CertificateReloader> reloaders = new java.util.concurrent.ConcurrentHashMap<>();
     // The bound port of the first HTTPS connector, where redirects send clients; 0 until it is started.
     private volatile int httpsPort;
+    // Whether start() succeeded once: a restart reads certificate files again. Guarded by the lock.
+    private boolean startedBefore;
     private final ServerStatistics statistics = new ServerStatistics();
     private final AsyncHandler handler;
     private final AsyncHandler routing;
@@ -145,6 +147,7 @@ public final class Server implements Dumpable {
                 return this;
             }
             doStart();
+            startedBefore = true;
             startedNanos = System.nanoTime();
             running = true;
             if (config.jmx()) {
@@ -221,15 +224,21 @@ public final class Server implements Dumpable {
                     ? (listen.http2Only() ? redirectHttp2Only : redirectMixed)
                     : (listen.http2Only() ? http2Only : mixed);
             TlsConnectionFactory tlsFactory = null;
+            Optional<LoadedCertificates> certificates = Optional.empty();
             if (listen.tls().isPresent()) {
                 TlsConfig tls = listen.tls().get();
+                // Read at build time for the first start; a restart reads the files again, so that it serves what a
+                // reload before the stop served, not what the files held when the server was built.
+                certificates = startedBefore
+                        ? tls.loaded().map(unused -> LoadedCertificates.load(tls.sources(), tls.requireSni()))
+                        : tls.loaded();
                 List<ConnectionFactory> alpn = tls.http2()
                         ? List.of(new Http2OnlyConnectionFactory(secure, "h2"), http1OverTls)
                         : List.of(http1OverTls);
                 List<ConnectionFactory> chain = new ArrayList<>();
                 tlsFactory = new TlsConnectionFactory(
-                        tls.sslContext(),
-                        tls.loaded().map(LoadedCertificates::sniMatchers).orElse(List.of()),
+                        certificates.map(LoadedCertificates::context).orElse(tls.sslContext()),
+                        certificates.map(LoadedCertificates::sniMatchers).orElse(List.of()),
                         buffers,
                         threadPool,
                         alpn,
@@ -256,12 +265,12 @@ public final class Server implements Dumpable {
             if (tlsFactory != null && httpsPort == 0) {
                 httpsPort = connector.localPort();
             }
-            if (tlsFactory != null && listen.tls().get().loaded().isPresent()) {
+            if (tlsFactory != null && certificates.isPresent()) {
                 TlsConfig tls = listen.tls().get();
                 CertificateReloader reloader = new CertificateReloader(
                         tls.sources(),
                         tls.requireSni(),
-                        tls.loaded().get(),
+                        certificates.get(),
                         tlsFactory,
                         () -> describe(connector),
                         tls.watchInterval());

@@ -117,6 +117,16 @@ class CertificateReloadTest extends ServerTestBase {
     }
 
     @Test
+    void aRestartServesWhatTheFilesHoldNow() throws Exception {
+        startWithFiles(tls -> {});
+        install(second);
+        server.reloadCertificates();
+        server.stop();
+        server.start();
+        assertEquals(second.certificate(), presented(server.connectors().get(1).localPort()));
+    }
+
+    @Test
     void aReloadOfUnusableFilesKeepsTheCertificateInUse() throws Exception {
         int port = startWithFiles(tls -> {});
         Files.writeString(
