@@ -52,10 +52,17 @@ public final class Main {
               --header-timeout DURATION  a request head must arrive within this once begun,
                                       else 408 (default 15s)
               --https-port N          also serve HTTPS on port N: h2 and http/1.1 by ALPN
-              --cert FILE --key FILE  its certificate chain and PKCS#8 key (PEM, as nginx takes them)
-              --keystore FILE         or a PKCS#12 keystore (--keystore-password PW, default empty);
-                                      neither: a development certificate for localhost, made on
-                                      first use in ~/.quarry/dev-cert.p12 (browsers warn about it)
+              --cert FILE --key FILE  its certificate chain and PKCS#8 key (PEM, as nginx takes them);
+                                      repeat both for more certificates, chosen by SNI (the first
+                                      is the default)
+              --keystore FILE         or PKCS#12 keystores, every key entry a certificate (repeatable;
+                                      --keystore-password PW, default empty); neither: a development
+                                      certificate for localhost, made on first use in
+                                      ~/.quarry/dev-cert.p12 (browsers warn about it)
+              --require-sni           refuse TLS clients that name no host, or one no certificate has
+              --watch-certs DURATION  reload the certificate files when they change, looking this
+                                      often (e.g. 1m); open connections keep their certificate
+              --redirect-https        answer every plain-HTTP request with 308 to the HTTPS port
               --access-log FILE|-     log every request to FILE (appended), or to standard output with -
               --access-log-format combined|json  NCSA combined (default) or JSON lines
               --blocking              answer with a blocking Handler (send(String), on a virtual thread
@@ -79,8 +86,15 @@ public final class Main {
             "key",
             "keystore",
             "keystore-password",
+            "watch-certs",
             "access-log",
             "access-log-format");
+
+    /** The flags (options without a value) shared by the server commands. */
+    static final Set<String> SERVER_FLAGS = Set.of("require-sni", "redirect-https");
+
+    /** {@code plaintext}'s flags: the server's, and {@code --blocking}. */
+    static final Set<String> PLAINTEXT_FLAGS = Set.of("require-sni", "redirect-https", "blocking");
 
     private Main() {}
 
@@ -126,7 +140,7 @@ public final class Main {
                         out.print(PLAINTEXT_USAGE);
                         return 0;
                     }
-                    Options options = Options.parse(rest, SERVER_OPTIONS, Set.of("blocking"));
+                    Options options = Options.parse(rest, SERVER_OPTIONS, PLAINTEXT_FLAGS);
                     ServerBuilder builder = serverBuilder(options);
                     if (options.flag("blocking")) {
                         builder.route("GET /plaintext", new BlockingPlaintextApp());
@@ -253,42 +267,58 @@ public final class Main {
     }
 
     /**
-     * {@code --https-port N} with {@code --cert FILE --key FILE} (PEM), {@code --keystore FILE
-     * [--keystore-password PW]} (PKCS#12), or neither: a development certificate for localhost ({@link
-     * DevCertificate}). The HTTPS listener binds the same host as the plain one.
+     * {@code --https-port N} with {@code --cert FILE --key FILE} (PEM, repeatable), {@code --keystore FILE
+     * [--keystore-password PW]} (PKCS#12, repeatable), or neither: a development certificate for localhost ({@link
+     * DevCertificate}); {@code --require-sni}, {@code --watch-certs DURATION} and {@code --redirect-https}. The HTTPS
+     * listener binds the same host as the plain one.
      */
     private static void https(Options options, ServerBuilder builder) {
-        boolean pem =
-                options.string("cert").isPresent() || options.string("key").isPresent();
-        boolean keystore = options.string("keystore").isPresent();
+        List<String> certs = options.all("cert");
+        List<String> keys = options.all("key");
+        List<String> keystores = options.all("keystore");
+        boolean pem = !certs.isEmpty() || !keys.isEmpty();
+        boolean keystore = !keystores.isEmpty();
         if (options.string("https-port").isEmpty()) {
-            if (pem || keystore || options.string("keystore-password").isPresent()) {
-                throw new Options.UsageException("--cert, --key and --keystore need --https-port N");
+            if (pem
+                    || keystore
+                    || options.string("keystore-password").isPresent()
+                    || options.flag("require-sni")
+                    || options.string("watch-certs").isPresent()
+                    || options.flag("redirect-https")) {
+                throw new Options.UsageException(
+                        "--cert, --key, --keystore, --require-sni, --watch-certs and --redirect-https need"
+                                + " --https-port N");
             }
             return;
         }
         if (pem && keystore) {
             throw new Options.UsageException("give --cert and --key, or --keystore, not both");
         }
-        if (pem && (options.string("cert").isEmpty() || options.string("key").isEmpty())) {
-            throw new Options.UsageException("--cert FILE and --key FILE go together (PEM chain and PKCS#8 key)");
+        if (certs.size() != keys.size()) {
+            throw new Options.UsageException("--cert FILE and --key FILE go together (PEM chain and PKCS#8 key), one"
+                    + " --key per --cert: " + certs.size() + " --cert, " + keys.size() + " --key");
         }
         int port = options.integer("https-port", 8443, 0, 65535);
-        Path store = keystore ? Path.of(options.string("keystore").get()) : null;
         String password = options.string("keystore-password").orElse(keystore ? "" : DevCertificate.PASSWORD);
+        List<Path> stores = keystores.stream().map(Path::of).toList();
         if (!pem && !keystore) {
-            store = DevCertificate.ensure();
+            stores = List.of(DevCertificate.ensure());
         }
-        Path keyStore = store;
+        List<Path> keyStores = stores;
+        boolean requireSni = options.flag("require-sni");
+        java.util.Optional<Duration> watch = options.string("watch-certs").isPresent()
+                ? java.util.Optional.of(options.duration("watch-certs", Duration.ofMinutes(1)))
+                : java.util.Optional.empty();
         java.util.function.Consumer<dev.quarry.server.TlsConfig.Builder> tls = config -> {
             try {
-                if (pem) {
-                    config.pem(
-                            Path.of(options.string("cert").get()),
-                            Path.of(options.string("key").get()));
-                } else {
-                    config.keyStore(keyStore, password);
+                for (int i = 0; i < certs.size(); i++) {
+                    config.pem(Path.of(certs.get(i)), Path.of(keys.get(i)));
                 }
+                for (Path store : keyStores) {
+                    config.keyStore(store, password);
+                }
+                config.requireSni(requireSni);
+                watch.ifPresent(config::watch);
             } catch (RuntimeException x) {
                 throw new Options.UsageException("HTTPS: " + x.getMessage());
             }
@@ -298,6 +328,9 @@ public final class Main {
             builder.https(host, port, tls);
         } else {
             builder.https(port, tls);
+        }
+        if (options.flag("redirect-https")) {
+            builder.redirectToHttps();
         }
     }
 

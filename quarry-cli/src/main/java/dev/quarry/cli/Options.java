@@ -89,11 +89,6 @@ final class Options {
         return Optional.ofNullable(values.get(name));
     }
 
-    /** @return every value given to a repeatable option, in order, as given; empty if none */
-    List<String> all(String name) {
-        return List.copyOf(repeated.getOrDefault(name, List.of()));
-    }
-
     /** @return every value given to a repeatable option, in order, each split at commas; empty if none */
     List<String> list(String name) {
         List<String> all = new ArrayList<>();
@@ -105,6 +100,11 @@ final class Options {
             }
         }
         return all;
+    }
+
+    /** @return every value given to a repeatable option, in order, as given (file names may hold commas) */
+    List<String> all(String name) {
+        return List.copyOf(repeated.getOrDefault(name, List.of()));
     }
 
     int integer(String name, int defaultValue, int min, int max) {

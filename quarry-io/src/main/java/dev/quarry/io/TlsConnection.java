@@ -61,6 +61,8 @@ import javax.net.ssl.SSLHandshakeException;
 public final class TlsConnection extends AbstractConnection {
     private static final System.Logger LOG = System.getLogger(TlsConnection.class.getName());
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
+    // The records a failed handshake may still have to send: the pending flight's and the alert's, with room to spare.
+    private static final int MAX_ALERT_WRAPS = 4;
     /** Encrypted output gathered into one network write: about four full records. */
     private static final int MAX_OUTPUT = 64 * 1024;
 
@@ -371,12 +373,22 @@ public final class TlsConnection extends AbstractConnection {
         }
     }
 
-    /** Best effort, after a handshake failure: the alert the engine prepared tells the peer why. */
+    /**
+     * Best effort, after a handshake failure: the alert the engine prepared tells the peer why. A TLS 1.3 engine that
+     * fails after its ServerHello (no certificate for the client, say) wraps the ServerHello first and the alert,
+     * encrypted, in a second record: one wrap would send the peer a ServerHello and then a bare end of stream.
+     */
     private void sendAlert() {
         try {
             if (!closed && !networkWriting && !taskRunning) {
                 engine.closeOutbound();
-                wrap(EMPTY);
+                for (int records = 0; records < MAX_ALERT_WRAPS; records++) {
+                    SSLEngineResult result = wrap(EMPTY);
+                    if (result.getStatus() != SSLEngineResult.Status.OK
+                            || result.getHandshakeStatus() != HandshakeStatus.NEED_WRAP) {
+                        break;
+                    }
+                }
                 flushNetOut();
             }
         } catch (IOException | RuntimeException ignored) {

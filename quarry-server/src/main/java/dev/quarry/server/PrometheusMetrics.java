@@ -5,6 +5,8 @@ import dev.quarry.core.thread.ThreadPool;
 import dev.quarry.http.h1.HttpParserConfig;
 import dev.quarry.io.ServerConnector;
 import dev.quarry.server.PrometheusText.Type;
+import dev.quarry.server.internal.tls.CertificateReloader;
+import dev.quarry.server.internal.tls.ServerCertificate;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -48,6 +50,7 @@ final class PrometheusMetrics {
         requests(out, server.statistics(), server.rejectedRequests());
         buffersAndTimer(out, server);
         limits(out, config, server.threadPool(), connectors);
+        tls(out, server.certificateReloaders());
         contributors(out, config.contributors());
         return text.toString();
     }
@@ -326,6 +329,41 @@ final class PrometheusMetrics {
                         Type.GAUGE,
                         "The largest decoded HTTP/2 header list (SETTINGS_MAX_HEADER_LIST_SIZE); beyond, 431.")
                 .sample(h2.maxHeaderListSize());
+    }
+
+    /**
+     * The certificates of the HTTPS listeners: when each expires (what an alert on a failed renewal needs), and the
+     * reloads.
+     */
+    private static void tls(PrometheusText out, Map<String, CertificateReloader> reloaders) {
+        if (reloaders.isEmpty()) {
+            return;
+        }
+        out.family(
+                "quarry_tls_certificate_expiry_timestamp_seconds",
+                Type.GAUGE,
+                "When a certificate in use stops being valid (its notAfter), by connector and first name.");
+        for (Map.Entry<String, CertificateReloader> entry : reloaders.entrySet()) {
+            for (ServerCertificate certificate :
+                    entry.getValue().current().keyManager().certificates()) {
+                out.sample(
+                        certificate.chain()[0].getNotAfter().getTime() / 1000,
+                        "connector",
+                        entry.getKey(),
+                        "certificate",
+                        certificate.names().getFirst());
+            }
+        }
+        out.family(
+                "quarry_tls_certificate_reloads_total",
+                Type.COUNTER,
+                "Reloads that replaced the certificates of an HTTPS connector.");
+        reloaders.forEach((connector, reloader) -> out.sample(reloader.getReloads(), "connector", connector));
+        out.family(
+                "quarry_tls_certificate_reload_failures_total",
+                Type.COUNTER,
+                "Reloads that failed (the certificates in use were kept), by connector.");
+        reloaders.forEach((connector, reloader) -> out.sample(reloader.getFailedReloads(), "connector", connector));
     }
 
     /** The numbers of contributed sections, one level of groups deep; strings (descriptions) are left out. */

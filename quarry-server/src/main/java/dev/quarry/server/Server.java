@@ -19,6 +19,8 @@ import dev.quarry.server.internal.ServerContext;
 import dev.quarry.server.internal.h1.Http1ConnectionFactory;
 import dev.quarry.server.internal.h2.Http2ConnectionFactory;
 import dev.quarry.server.internal.h2.Http2OnlyConnectionFactory;
+import dev.quarry.server.internal.tls.CertificateReloader;
+import dev.quarry.server.internal.tls.LoadedCertificates;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
@@ -56,6 +58,12 @@ public final class Server implements Dumpable {
     private final ServerConfig config;
     private final ReentrantLock lock = new ReentrantLock();
     private final List<ServerConnector> connectors = new ArrayList<>();
+    // The certificate reloaders of the HTTPS connectors, by connector index; written by start and stop only.
+    private final Map<Integer, CertificateReloader> reloaders = new java.util.concurrent.ConcurrentHashMap<>();
+    // The bound port of the first HTTPS connector, where redirects send clients; 0 until it is started.
+    private volatile int httpsPort;
+    // Whether start() succeeded once: a restart reads certificate files again. Guarded by the lock.
+    private boolean startedBefore;
     private final ServerStatistics statistics = new ServerStatistics();
     private final AsyncHandler handler;
     private final AsyncHandler routing;
@@ -140,6 +148,7 @@ public final class Server implements Dumpable {
                 return this;
             }
             doStart();
+            startedBefore = true;
             startedNanos = System.nanoTime();
             running = true;
             if (config.jmx()) {
@@ -194,14 +203,7 @@ public final class Server implements Dumpable {
                 threadPool,
                 config.http2Config(),
                 new ErrorPages(config.errorHandlers(), config.errorPages()));
-        if (config.h2c()) {
-            context = context.withHttp2(Optional.of(new Http2ConnectionFactory(context)));
-        }
-        List<ConnectionFactory> mixed = new ArrayList<>();
-        mixed.add(new Http1ConnectionFactory(context));
-        if (context.http2().isPresent()) {
-            mixed.add(protocolOnly("h2c"));
-        }
+        List<ConnectionFactory> mixed = cleartext(context);
         List<ConnectionFactory> http2Only = List.of(new Http2OnlyConnectionFactory(context));
         // Over TLS, HTTP/2 is chosen by ALPN only: no h2c upgrade nor prior knowledge on an HTTP/1.1 connection.
         ServerContext secure = context.withHttp2(Optional.empty());
@@ -212,20 +214,48 @@ public final class Server implements Dumpable {
         ThreadFactory tlsThreadFactory =
                 Thread.ofVirtual().name(config.name() + "-tls-", 0).factory();
         Executor tlsThreads = task -> tlsThreadFactory.newThread(task).start();
+        // With redirectToHttps, clear-text TCP listeners answer every request with a redirect and run nothing else.
+        List<ConnectionFactory> redirectMixed = List.of();
+        List<ConnectionFactory> redirectHttp2Only = List.of();
+        if (config.redirectToHttps()) {
+            ServerContext redirecting = context.withHandler(redirectHandler());
+            redirectMixed = cleartext(redirecting);
+            redirectHttp2Only = List.of(new Http2OnlyConnectionFactory(redirecting));
+        }
         int index = 0;
         for (ServerBuilder.ListenSpec listen : config.listeners()) {
-            List<ConnectionFactory> factories = listen.http2Only() ? http2Only : mixed;
+            boolean redirect = config.redirectToHttps()
+                    && listen.tls().isEmpty()
+                    && listen.unix().isEmpty();
+            List<ConnectionFactory> factories = redirect
+                    ? (listen.http2Only() ? redirectHttp2Only : redirectMixed)
+                    : (listen.http2Only() ? http2Only : mixed);
+            TlsConnectionFactory tlsFactory = null;
+            Optional<LoadedCertificates> certificates = Optional.empty();
             if (listen.tls().isPresent()) {
                 TlsConfig tls = listen.tls().get();
+                // Read at build time for the first start; a restart reads the files again, so that it serves what a
+                // reload before the stop served, not what the files held when the server was built.
+                certificates = startedBefore
+                        ? tls.loaded().map(unused -> LoadedCertificates.load(tls.sources(), tls.requireSni()))
+                        : tls.loaded();
                 List<ConnectionFactory> alpn = tls.http2()
                         ? List.of(new Http2OnlyConnectionFactory(secure, "h2"), http1OverTls)
                         : List.of(http1OverTls);
                 List<ConnectionFactory> chain = new ArrayList<>();
-                chain.add(new TlsConnectionFactory(
-                        tls.sslContext(), buffers, threadPool, tlsThreads, alpn, http1OverTls));
+                tlsFactory = new TlsConnectionFactory(
+                        certificates.map(LoadedCertificates::context).orElse(tls.sslContext()),
+                        certificates.map(LoadedCertificates::sniMatchers).orElse(List.of()),
+                        buffers,
+                        threadPool,
+                        tlsThreads,
+                        alpn,
+                        http1OverTls);
+                chain.add(tlsFactory);
                 chain.addAll(alpn);
                 factories = chain;
             }
+            int connectorIndex = index;
             ServerConnector.Config connectorConfig = new ServerConnector.Config(
                     config.name() + "-" + index++,
                     listen.host(),
@@ -240,11 +270,63 @@ public final class Server implements Dumpable {
             ServerConnector connector = ServerConnector.create(connectorConfig, threadPool, IdleTimeouts.of(timer));
             connector.start();
             connectors.add(connector);
+            if (tlsFactory != null && httpsPort == 0) {
+                httpsPort = connector.localPort();
+            }
+            if (tlsFactory != null && certificates.isPresent()) {
+                TlsConfig tls = listen.tls().get();
+                CertificateReloader reloader = new CertificateReloader(
+                        tls.sources(),
+                        tls.requireSni(),
+                        certificates.get(),
+                        tlsFactory,
+                        () -> describe(connector),
+                        tls.watchInterval());
+                reloader.start(timer);
+                reloaders.put(connectorIndex, reloader);
+            }
             LOG.log(
                     Level.INFO,
                     "Started " + describe(connector)
                             + url(connector).map(url -> " — " + url).orElse(""));
         }
+    }
+
+    /** The factories of a clear-text listener: HTTP/1.1, and h2c (upgrade or prior knowledge) if it is on. */
+    private List<ConnectionFactory> cleartext(ServerContext context) {
+        List<ConnectionFactory> factories = new ArrayList<>();
+        if (config.h2c()) {
+            context = context.withHttp2(Optional.of(new Http2ConnectionFactory(context)));
+        }
+        factories.add(new Http1ConnectionFactory(context));
+        if (context.http2().isPresent()) {
+            factories.add(protocolOnly("h2c"));
+        }
+        return factories;
+    }
+
+    /** The handler of redirecting listeners: the redirect, in the access log if there is one. */
+    private AsyncHandler redirectHandler() {
+        AsyncHandler redirect = new HttpsRedirect(this::httpsPort);
+        return config.accessLog()
+                .map(log -> Filter.around(log.filter(), redirect))
+                .orElse(redirect);
+    }
+
+    /**
+     * @return the port of the first HTTPS connector, where redirects send clients; before it is bound (a request that
+     *     raced the start) the configured port, 0 if that is to be picked
+     */
+    private int httpsPort() {
+        int bound = httpsPort;
+        if (bound > 0) {
+            return bound;
+        }
+        return config.listeners().stream()
+                .filter(listen -> listen.tls().isPresent())
+                .mapToInt(ServerBuilder.ListenSpec::port)
+                .findFirst()
+                .orElse(0);
     }
 
     /** @return whether the connector speaks TLS */
@@ -353,6 +435,9 @@ public final class Server implements Dumpable {
     }
 
     private void stopQuietly() {
+        reloaders.values().forEach(CertificateReloader::stop);
+        reloaders.clear();
+        httpsPort = 0;
         for (ServerConnector connector : connectors) {
             try {
                 connector.stop();
@@ -417,6 +502,58 @@ public final class Server implements Dumpable {
             }
         }
         throw new IllegalStateException("no TCP connector is started");
+    }
+
+    /**
+     * Reads the certificate files of every HTTPS listener again and uses them for new handshakes: connections already
+     * made keep theirs, and none is closed. A listener whose files cannot be used (unreadable, half written, a key
+     * that does not match its certificate) keeps the certificates it has, and the exception says why, after the other
+     * listeners were reloaded. Listeners given an {@code sslContext} of their own are left alone. The same operation
+     * is on JMX ({@code type=Tls}); {@link TlsConfig.Builder#watch} does it when the files change.
+     *
+     * <p>Blocking: it reads files; call it from a thread that may block, never from a non-blocking handler.
+     *
+     * @throws IllegalArgumentException if a file holds no usable certificate or key
+     * @throws java.io.UncheckedIOException if a file cannot be read
+     * @throws IllegalStateException if the server is not running
+     */
+    public void reloadCertificates() {
+        if (!running) {
+            throw new IllegalStateException("the server is not running: its certificates are read when it starts");
+        }
+        RuntimeException failure = null;
+        for (CertificateReloader reloader : List.copyOf(reloaders.values())) {
+            try {
+                reloader.reload();
+            } catch (RuntimeException x) {
+                if (failure == null) {
+                    failure = x;
+                } else {
+                    failure.addSuppressed(x);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /** @return the certificates of the HTTPS listeners read from files, in the order of the connectors */
+    List<TlsCertificatesMXBean> tlsCertificates() {
+        return new java.util.TreeMap<>(reloaders)
+                .values().stream().map(TlsCertificatesMXBean.class::cast).toList();
+    }
+
+    /** @return the certificate reloaders of the HTTPS listeners read from files, by the name of their connector */
+    Map<String, CertificateReloader> certificateReloaders() {
+        Map<String, CertificateReloader> byConnector = new java.util.LinkedHashMap<>();
+        List<ServerConnector> started = connectors();
+        new java.util.TreeMap<>(reloaders).forEach((index, reloader) -> {
+            if (index < started.size()) {
+                byConnector.put(started.get(index).config().name(), reloader);
+            }
+        });
+        return byConnector;
     }
 
     /** @return the platform thread pool */
@@ -488,6 +625,10 @@ public final class Server implements Dumpable {
         register(server, threadPool, "type=ThreadPool");
         int index = 0;
         for (ServerConnector connector : connectors) {
+            CertificateReloader reloader = reloaders.get(index);
+            if (reloader != null) {
+                register(server, reloader, "type=Tls,index=" + index);
+            }
             register(server, connector, "type=Connector,index=" + index++);
         }
         for (Map.Entry<String, Object> bean : config.mbeans().entrySet()) {

@@ -52,6 +52,7 @@ public final class ServerBuilder {
     final Map<Class<? extends Throwable>, ErrorHandler<?>> errorHandlers = new LinkedHashMap<>();
     final Map<Integer, AsyncHandler> errorPages = new LinkedHashMap<>();
     AccessLog accessLog;
+    boolean redirectToHttps;
 
     ServerBuilder() {}
 
@@ -120,6 +121,20 @@ public final class ServerBuilder {
         Objects.requireNonNull(host, "host (use https(port, tls) for all interfaces)");
         listeners.add(
                 new ListenSpec(Optional.of(host), checkPort(port), Optional.empty(), false, Optional.of(tls(tls))));
+        return this;
+    }
+
+    /**
+     * Makes every clear-text TCP listener ({@link #http(int)}, {@link #http(String, int)}, {@link #http2(String, int)})
+     * answer each request with {@code 308 Permanent Redirect} to the same URL over HTTPS: the host the client asked
+     * for, with the port of the first {@link #https(int, Consumer) https} listener ({@code :443} left out), and the
+     * same path and query. No handler, filter, route or status page runs for them (the access log still sees them).
+     * Unix-domain listeners are served as usual.
+     *
+     * @return this
+     */
+    public ServerBuilder redirectToHttps() {
+        this.redirectToHttps = true;
         return this;
     }
 
@@ -575,6 +590,10 @@ public final class ServerBuilder {
         }
         if (handler == null && routes.isEmpty() && statusPath == null && metricsPath == null) {
             throw new IllegalStateException("no handler: call handler(...) or route(...)");
+        }
+        if (redirectToHttps
+                && listeners.stream().noneMatch(listen -> listen.tls().isPresent())) {
+            throw new IllegalStateException("redirectToHttps() needs an https(port, tls) listener to redirect to");
         }
         if (minThreads > maxThreads) {
             throw new IllegalStateException("minThreads " + minThreads + " > maxThreads " + maxThreads);

@@ -91,6 +91,22 @@ final class StatusReport {
             accessLog.put("queued", log.queued());
             sections.put("access log", accessLog);
         });
+        List<TlsCertificatesMXBean> certificates = server.tlsCertificates();
+        if (!certificates.isEmpty()) {
+            // One entry per HTTPS listener: what it serves now, and whether reloads went well.
+            Map<String, Object> tls = new LinkedHashMap<>();
+            for (TlsCertificatesMXBean listener : certificates) {
+                Map<String, Object> entry = new LinkedHashMap<>();
+                entry.put("certificates", String.join(", ", listener.getCertificates()));
+                entry.put("reloads", listener.getReloads());
+                entry.put("failed reloads", listener.getFailedReloads());
+                if (!listener.getLastFailure().isEmpty()) {
+                    entry.put("last failure", listener.getLastFailure());
+                }
+                tls.put(listener.getListener(), entry);
+            }
+            sections.put("tls certificates", tls);
+        }
         for (StatusContributor contributor : config.contributors()) {
             try {
                 sections.put(contributor.statusName(), contributor.status());

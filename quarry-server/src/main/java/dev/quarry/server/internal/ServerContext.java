@@ -43,6 +43,26 @@ public record ServerContext(
         ErrorPages errors) {
 
     /**
+     * @param handler the root handler
+     * @return a copy with it
+     */
+    public ServerContext withHandler(AsyncHandler handler) {
+        return new ServerContext(
+                handler,
+                invoker,
+                config,
+                buffers,
+                timer,
+                dateField,
+                serverField,
+                statistics,
+                http2,
+                threads,
+                http2Config,
+                errors);
+    }
+
+    /**
      * @param http2 the HTTP/2 upgrade support
      * @return a copy with it
      */
