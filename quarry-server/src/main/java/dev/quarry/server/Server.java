@@ -18,6 +18,7 @@ import dev.quarry.server.internal.HandlerInvoker;
 import dev.quarry.server.internal.ServerContext;
 import dev.quarry.server.internal.h1.Http1ConnectionFactory;
 import dev.quarry.server.internal.h2.Http2ConnectionFactory;
+import dev.quarry.server.internal.h2.Http2ContentBudget;
 import dev.quarry.server.internal.h2.Http2OnlyConnectionFactory;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -56,6 +57,7 @@ public final class Server implements Dumpable {
     private final ReentrantLock lock = new ReentrantLock();
     private final List<ServerConnector> connectors = new ArrayList<>();
     private final ServerStatistics statistics = new ServerStatistics();
+    private final Http2ContentBudget http2Budget;
     private final AsyncHandler handler;
     private final AsyncHandler routing;
     private final HashedWheelTimer timer;
@@ -76,6 +78,7 @@ public final class Server implements Dumpable {
                 .map(log -> Filter.around(log.filter(), routing))
                 .orElse(routing);
         this.timer = HashedWheelTimer.builder().name(config.name() + "-timer").build();
+        this.http2Budget = new Http2ContentBudget(config.http2Config().maxHeldContent());
         int selectorThreads = config.selectors() * config.listeners().size();
         this.threadPool = ThreadPool.builder()
                 .name(config.name())
@@ -192,7 +195,8 @@ public final class Server implements Dumpable {
                 Optional.empty(),
                 threadPool,
                 config.http2Config(),
-                new ErrorPages(config.errorHandlers(), config.errorPages()));
+                new ErrorPages(config.errorHandlers(), config.errorPages()),
+                http2Budget);
         if (config.h2c()) {
             context = context.withHttp2(Optional.of(new Http2ConnectionFactory(context)));
         }
@@ -434,6 +438,11 @@ public final class Server implements Dumpable {
     /** @return request counters */
     public ServerStatistics statistics() {
         return statistics;
+    }
+
+    /** @return the server-wide budget of unread HTTP/2 request content, with its figures (the status page's source) */
+    Http2ContentBudget http2Budget() {
+        return http2Budget;
     }
 
     /** @return requests answered 503 because blocking handlers were at their bound */

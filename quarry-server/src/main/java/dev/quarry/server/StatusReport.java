@@ -77,6 +77,17 @@ final class StatusReport {
         pool.put("direct in use", direct.outstanding());
         pool.put("heap pooled", heap.pooled());
         pool.put("heap in use", heap.outstanding());
+        if (config.h2c()
+                || config.listeners().stream()
+                        .anyMatch(l -> l.http2Only() || l.tls().isPresent())) {
+            // Unread HTTP/2 request content, against its server-wide budget, and the streams the budget turned away.
+            var h2 = server.http2Budget();
+            pool.put("h2 held content KiB", h2.held() / 1024);
+            pool.put("h2 streams refused", h2.refusedStreams());
+            pool.put("h2 streams reset", h2.resetStreams());
+            pool.put(ServerStatus.HIGH_WATER_MARKS, Map.of("h2 held content KiB", h2.highWaterMark() / 1024));
+            pool.put(ServerStatus.LIMITS, Map.of("h2 held content KiB", h2.max() / 1024));
+        }
         sections.put("buffers", pool);
         Map<String, Object> timer = new LinkedHashMap<>();
         timer.put("pending timeouts", server.timer().pendingCount());

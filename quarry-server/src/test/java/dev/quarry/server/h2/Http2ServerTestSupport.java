@@ -135,9 +135,20 @@ abstract class Http2ServerTestSupport {
         private int maxControlFramesPerSecond = Http2Config.DEFAULT.maxControlFramesPerSecond();
         private Duration settingsAckTimeout = Http2Config.DEFAULT.settingsAckTimeout();
         private Duration streamIdleTimeout = Http2Config.DEFAULT.streamIdleTimeout();
+        private long maxHeldContent = Http2Config.DEFAULT.maxHeldContent();
 
         Limits maxConcurrentStreams(int value) {
             maxConcurrentStreams = value;
+            return this;
+        }
+
+        Limits connectionWindow(int value) {
+            connectionWindow = value;
+            return this;
+        }
+
+        Limits maxHeldContent(long value) {
+            maxHeldContent = value;
             return this;
         }
 
@@ -193,7 +204,8 @@ abstract class Http2ServerTestSupport {
                     maxResetsPerSecond,
                     maxControlFramesPerSecond,
                     settingsAckTimeout,
-                    streamIdleTimeout);
+                    streamIdleTimeout,
+                    maxHeldContent);
         }
     }
 }

@@ -130,7 +130,8 @@ public final class Http2ServerConnection extends AbstractConnection
         this.input = new Http2InputBuffer(
                 context.buffers(),
                 endPoint,
-                Math.max(context.config().inputBufferSize(), config.maxFrameSize() + 9 + 1024));
+                Math.max(context.config().inputBufferSize(), config.maxFrameSize() + 9 + 1024),
+                context.http2Budget());
         this.strategy = new AdaptiveExecutionStrategy(this, context.threads());
         this.resets = new RateControl(config.maxResetsPerSecond());
         this.streamTaskType = context.readInvocationType();
@@ -350,53 +351,114 @@ public final class Http2ServerConnection extends AbstractConnection
 
     @Override
     public void onData(int streamId, ByteBuffer data, boolean endStream, int flowControlledLength) {
-        int credit = connectionWindow.onData(flowControlledLength);
-        if (credit > 0) {
-            flusher.offer(new Http2Flusher.ControlEntry(out -> generator.windowUpdate(out, 0, credit), Callback.NOOP));
-        }
         if (!data.hasRemaining() && !endStream) {
             control.onEmptyData();
         }
-        Http2Stream stream = streams.find(streamId);
+        int length = data.remaining();
+        Http2Stream stream;
+        boolean wake = false;
+        boolean discard = false;
+        boolean spent = false;
+        // Whether a queued chunk now owns the frame's credit: it gives it back when the handler consumes it. Credit for
+        // anything else (padding, discarded content, a frame refused with a stream error) goes back at once.
+        boolean held = false;
+        int streamCredit = 0;
+        int connectionCredit = 0;
+        lock.lock();
+        try {
+            connectionWindow.onData(flowControlledLength);
+            spent = true;
+            stream = streams.get(streamId);
+            if (stream != null) {
+                if (!stream.consumeReceiveWindow(flowControlledLength)) {
+                    throw Http2Exception.stream(
+                            streamId, ErrorCode.FLOW_CONTROL_ERROR, "DATA beyond the stream window");
+                }
+                discard = stream.isCompleted();
+                if (discard) {
+                    // The response is complete and the handler gone: nobody will read this, just keep the windows
+                    // open. The request may still prove malformed (content-length), or DATA may follow END_STREAM.
+                    stream.countContent(length, endStream);
+                    if (endStream) {
+                        stream.onTrailers(null);
+                        streams.remove(streamId);
+                    }
+                } else {
+                    wake = queueData(stream, data, flowControlledLength, endStream);
+                    held = length > 0;
+                }
+                if (!held && flowControlledLength > 0) {
+                    streamCredit = stream.creditReceiveWindow(flowControlledLength);
+                }
+            }
+        } finally {
+            if (spent && !held && flowControlledLength > 0) {
+                connectionCredit = connectionWindow.onConsumed(flowControlledLength);
+            }
+            lock.unlock();
+            sendCredit(streamId, streamCredit, connectionCredit);
+        }
         if (stream == null) {
             onFrameForMissingStream(streamId, "DATA");
             return;
         }
-        boolean wake;
-        boolean discard;
-        lock.lock();
-        try {
-            if (!stream.consumeReceiveWindow(flowControlledLength)) {
-                throw Http2Exception.stream(streamId, ErrorCode.FLOW_CONTROL_ERROR, "DATA beyond the stream window");
-            }
-            discard = stream.isCompleted();
-            if (discard) {
-                // The response is complete and the handler gone: nobody will read this, just keep the windows open.
-                // The request may still prove malformed (content-length), or DATA may follow END_STREAM.
-                stream.countContent(data.remaining(), endStream);
-                if (endStream) {
-                    stream.onTrailers(null);
-                    streams.remove(streamId);
-                }
-                wake = false;
-            } else {
-                wake = stream.onData(data, input.buffer(), flowControlledLength, endStream);
-            }
-        } finally {
-            lock.unlock();
-        }
         if (discard) {
-            if (flowControlledLength > 0) {
-                onContentConsumed(stream, flowControlledLength);
-            }
             closer.afterStreamRemoved();
             return;
         }
-        if (!data.hasRemaining() && flowControlledLength > 0) {
-            onContentConsumed(stream, flowControlledLength); // padding only: nothing for the handler to consume
-        }
         if (wake && stream.exchange() != null) {
             stream.exchange().onContentAvailable();
+        }
+    }
+
+    /**
+     * Queues a DATA payload for its handler, under the lock: a small one is copied, a large one shares the input buffer
+     * (see {@link Http2Stream#SHARE_FRACTION}); either way its memory is charged to the server's content budget, which
+     * it must not overrun.
+     *
+     * @return whether the handler waits for content and must be called back
+     * @throws Http2Exception ENHANCE_YOUR_CALM on this stream if the payload would overrun the budget
+     */
+    private boolean queueData(Http2Stream stream, ByteBuffer data, int flowControlledLength, boolean endStream) {
+        int length = data.remaining();
+        if (length == 0) {
+            return stream.onData(data, null, 0, flowControlledLength, endStream);
+        }
+        Http2ContentBudget budget = context.http2Budget();
+        Http2SharedInput shared = null;
+        if (!Http2Stream.copies(length, input.buffer().capacity())) {
+            shared = input.share();
+        }
+        if (budget.wouldOverrun(shared == null ? length : shared.chargeToHold())) {
+            budget.onStreamReset();
+            throw Http2Exception.stream(
+                    stream.id(),
+                    ErrorCode.ENHANCE_YOUR_CALM,
+                    "request content beyond the server's budget of " + budget.max() + " bytes held");
+        }
+        if (shared != null) {
+            return stream.onData(data, shared, 0, flowControlledLength, endStream); // charges the buffer if first
+        }
+        // A small payload is copied rather than pin the whole input buffer (~17 KB) it arrived in: a client sending
+        // one-byte DATA frames to a handler that does not read yet would hold a pooled buffer per byte of window.
+        ByteBuffer copy = ByteBuffer.allocate(length);
+        copy.put(data).flip();
+        boolean wake = stream.onData(copy, null, length, flowControlledLength, endStream);
+        // Charged once queued (content-length may refuse it first); no handler can take the chunk while we hold the
+        // lock.
+        budget.charge(length);
+        return wake;
+    }
+
+    /** Sends the WINDOW_UPDATEs that credit returned now calls for, if any (outside the lock). */
+    private void sendCredit(int streamId, int streamCredit, int connectionCredit) {
+        if (streamCredit > 0) {
+            flusher.offer(new Http2Flusher.ControlEntry(
+                    out -> generator.windowUpdate(out, streamId, streamCredit), Callback.NOOP));
+        }
+        if (connectionCredit > 0) {
+            flusher.offer(new Http2Flusher.ControlEntry(
+                    out -> generator.windowUpdate(out, 0, connectionCredit), Callback.NOOP));
         }
     }
 
@@ -550,22 +612,31 @@ public final class Http2ServerConnection extends AbstractConnection
         }
     }
 
-    /** A handler consumed request content: reopen the stream's window once half of it was consumed. */
+    /**
+     * A handler consumed request content (or it was released unread): reopen the stream's window and the connection's,
+     * each once half of it was given back.
+     */
     void onContentConsumed(Http2Stream stream, int bytes) {
         int increment;
+        int connectionIncrement;
         lock.lock();
         try {
             increment = stream.creditReceiveWindow(bytes);
+            connectionIncrement = connectionWindow.onConsumed(bytes);
         } finally {
             lock.unlock();
         }
-        if (increment > 0) {
-            flusher.offer(new Http2Flusher.ControlEntry(
-                    out -> generator.windowUpdate(out, stream.id(), increment), Callback.NOOP));
+        if (increment > 0 || connectionIncrement > 0) {
+            sendCredit(stream.id(), increment, connectionIncrement);
             if (Thread.currentThread() != deferringThread) {
                 flusher.iterate();
             }
         }
+    }
+
+    /** @return the server-wide budget that request content is charged to */
+    Http2ContentBudget contentBudget() {
+        return context.http2Budget();
     }
 
     /**
