@@ -29,6 +29,9 @@ import java.util.Objects;
  *     and handlers have not consumed yet, counted as the memory it holds (a copied payload at its size, an input
  *     buffer shared by payloads at its capacity): once it is spent, new streams that announce a body are refused
  *     with REFUSED_STREAM, and a DATA frame that would overrun it resets its stream with ENHANCE_YOUR_CALM
+ * @param maxOpenFiles files the responses of one connection may keep open at once (file downloads served by
+ *     {@code StaticFiles}): a stream that needs one more waits, holding no file, until another response closes its
+ *     file, so that a client that stops reading cannot pin a file per stream
  */
 public record Http2Config(
         int maxConcurrentStreams,
@@ -42,11 +45,13 @@ public record Http2Config(
         int maxControlFramesPerSecond,
         Duration settingsAckTimeout,
         Duration streamIdleTimeout,
-        long maxHeldContent) {
+        long maxHeldContent,
+        int maxOpenFiles) {
 
     /**
      * The defaults: 128 streams, 256 KiB per stream, 1 MiB per connection, 16 KiB frames, 16 KiB of headers, and a
-     * budget for unread request content of {@linkplain #defaultMaxHeldContent() a quarter of the maximum heap}.
+     * budget for unread request content of {@linkplain #defaultMaxHeldContent() a quarter of the maximum heap}, 16 files
+     * open per connection.
      */
     public static final Http2Config DEFAULT = new Http2Config(
             128,
@@ -60,7 +65,8 @@ public record Http2Config(
             512,
             Duration.ofSeconds(10),
             Duration.ofSeconds(30),
-            defaultMaxHeldContent());
+            defaultMaxHeldContent(),
+            16);
 
     /**
      * The default budget for unread HTTP/2 request content: a quarter of the maximum heap, which is also the JVM's
@@ -94,6 +100,9 @@ public record Http2Config(
         if (maxHeldContent < 1) {
             throw new IllegalArgumentException("maxHeldContent must be >= 1, was " + maxHeldContent);
         }
+        if (maxOpenFiles < 1) {
+            throw new IllegalArgumentException("maxOpenFiles must be >= 1, was " + maxOpenFiles);
+        }
     }
 
     /** @return a builder starting from the defaults */
@@ -116,6 +125,7 @@ public record Http2Config(
         builder.settingsAckTimeout = settingsAckTimeout;
         builder.streamIdleTimeout = streamIdleTimeout;
         builder.maxHeldContent = maxHeldContent;
+        builder.maxOpenFiles = maxOpenFiles;
         return builder;
     }
 
@@ -165,6 +175,7 @@ public record Http2Config(
         private Duration settingsAckTimeout;
         private Duration streamIdleTimeout;
         private long maxHeldContent;
+        private int maxOpenFiles;
 
         private Builder() {}
 
@@ -240,6 +251,12 @@ public record Http2Config(
             return this;
         }
 
+        /** @param value files one connection's responses may keep open at once @return this */
+        public Builder maxOpenFiles(int value) {
+            maxOpenFiles = value;
+            return this;
+        }
+
         /** @return the configuration, validated */
         public Http2Config build() {
             return new Http2Config(
@@ -254,7 +271,8 @@ public record Http2Config(
                     maxControlFramesPerSecond,
                     settingsAckTimeout,
                     streamIdleTimeout,
-                    maxHeldContent);
+                    maxHeldContent,
+                    maxOpenFiles);
         }
     }
 }

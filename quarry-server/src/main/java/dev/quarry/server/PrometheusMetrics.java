@@ -266,6 +266,11 @@ final class PrometheusMetrics {
                                 + "have overrun it (ENHANCE_YOUR_CALM).")
                 .sample(h2.refusedStreams(), "action", "refused")
                 .sample(h2.resetStreams(), "action", "reset");
+        out.family(
+                        "quarry_http2_file_responses_waited_total",
+                        Type.COUNTER,
+                        "File responses that waited for another response of their HTTP/2 connection to close its file.")
+                .sample(server.statistics().fileResponsesWaited());
         out.family("quarry_timer_pending", Type.GAUGE, "Timeouts scheduled now.")
                 .sample(server.timer().pendingCount());
         out.family("quarry_timer_expired_total", Type.COUNTER, "Timeouts that expired.")
@@ -350,6 +355,11 @@ final class PrometheusMetrics {
                         Type.GAUGE,
                         "The server-wide budget of memory for unread HTTP/2 request content.")
                 .sample(h2.maxHeldContent());
+        out.family(
+                        "quarry_limit_http2_max_open_files",
+                        Type.GAUGE,
+                        "Files the responses of one HTTP/2 connection may keep open at once; more wait.")
+                .sample(h2.maxOpenFiles());
     }
 
     /** The numbers of contributed sections, one level of groups deep; strings (descriptions) are left out. */

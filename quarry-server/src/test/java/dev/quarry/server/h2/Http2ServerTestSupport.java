@@ -136,6 +136,7 @@ abstract class Http2ServerTestSupport {
         private Duration settingsAckTimeout = Http2Config.DEFAULT.settingsAckTimeout();
         private Duration streamIdleTimeout = Http2Config.DEFAULT.streamIdleTimeout();
         private long maxHeldContent = Http2Config.DEFAULT.maxHeldContent();
+        private int maxOpenFiles = Http2Config.DEFAULT.maxOpenFiles();
 
         Limits maxConcurrentStreams(int value) {
             maxConcurrentStreams = value;
@@ -144,6 +145,11 @@ abstract class Http2ServerTestSupport {
 
         Limits connectionWindow(int value) {
             connectionWindow = value;
+            return this;
+        }
+
+        Limits maxOpenFiles(int value) {
+            maxOpenFiles = value;
             return this;
         }
 
@@ -205,7 +211,8 @@ abstract class Http2ServerTestSupport {
                     maxControlFramesPerSecond,
                     settingsAckTimeout,
                     streamIdleTimeout,
-                    maxHeldContent);
+                    maxHeldContent,
+                    maxOpenFiles);
         }
     }
 }

@@ -77,6 +77,7 @@ public final class Http2ServerConnection extends AbstractConnection
     private final Http2StreamIdleChecker idleChecker;
     private final Http2StreamOpener opener;
     private final Http2InputBuffer input;
+    private final Http2OpenFiles openFiles;
     private final AdaptiveExecutionStrategy strategy;
     private final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
     private final RateControl resets;
@@ -132,6 +133,7 @@ public final class Http2ServerConnection extends AbstractConnection
                 endPoint,
                 Math.max(context.config().inputBufferSize(), config.maxFrameSize() + 9 + 1024),
                 context.http2Budget());
+        this.openFiles = new Http2OpenFiles(lock, config.maxOpenFiles(), context.statistics());
         this.strategy = new AdaptiveExecutionStrategy(this, context.threads());
         this.resets = new RateControl(config.maxResetsPerSecond());
         this.streamTaskType = context.readInvocationType();
@@ -634,6 +636,11 @@ public final class Http2ServerConnection extends AbstractConnection
         }
     }
 
+    /** @return the bound on files this connection's responses keep open */
+    Http2OpenFiles openFiles() {
+        return openFiles;
+    }
+
     /** @return the server-wide budget that request content is charged to */
     Http2ContentBudget contentBudget() {
         return context.http2Budget();
@@ -712,6 +719,7 @@ public final class Http2ServerConnection extends AbstractConnection
         // it can go back now. The input belongs to the producer, which releases it when it sees `closed`: produce now,
         // here or, if a thread is producing (possibly this one, closing on end of input), by that thread once more.
         flusher.release();
+        openFiles.close();
         strategy.produce();
     }
 

@@ -52,6 +52,8 @@ final class Http2Stream implements HttpStream {
     // Set with failure or reset, read without the lock by the exchange deciding how to log a handler's failure.
     private volatile boolean broken;
     private boolean sendStalled;
+    // Whether the stream holds one of the connection's open-file permits; guarded by the session lock.
+    private boolean filePermit;
 
     Http2Stream(int id, Http2ServerConnection session, int sendWindow) {
         this.id = id;
@@ -256,6 +258,26 @@ final class Http2Stream implements HttpStream {
         if (flowControlledLength > 0) {
             session.onContentConsumed(this, flowControlledLength);
         }
+    }
+
+    @Override
+    public boolean acquireFilePermit(Runnable onGranted) {
+        return session.openFiles().acquire(this, onGranted);
+    }
+
+    @Override
+    public void releaseFilePermit() {
+        session.openFiles().release(this);
+    }
+
+    /** @return whether the stream holds an open-file permit; under the lock */
+    boolean holdsFilePermit() {
+        return filePermit;
+    }
+
+    /** @param held whether the stream holds an open-file permit; under the lock */
+    void holdsFilePermit(boolean held) {
+        filePermit = held;
     }
 
     // --- HttpStream: sending ---------------------------------------------------------------------------------------
