@@ -8,10 +8,12 @@ import dev.quarry.http.h2.ErrorCode;
 import dev.quarry.http.h2test.FrameEvent;
 import dev.quarry.http.h2test.Http2TestClient;
 import dev.quarry.server.Content;
+import dev.quarry.server.ServerStatus;
 import dev.quarry.server.h2.TestHandlers.Shape;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -173,6 +175,14 @@ class HeldContentTest extends Http2ServerTestSupport {
         assertTrue(metrics.contains("quarry_http2_streams_over_budget_total{action=\"refused\"} 1"), metrics);
         assertTrue(metrics.contains("quarry_http2_streams_over_budget_total{action=\"reset\"} 1"), metrics);
         assertTrue(metrics.contains("quarry_limit_http2_max_held_content_bytes " + 2 * body), metrics);
+        Map<String, Object> buffers = server.status().section("buffers");
+        assertEquals(2L * body / 1024, buffers.get("h2 held content KiB"), buffers::toString);
+        assertEquals(1L, buffers.get("h2 streams refused"), buffers::toString);
+        assertEquals(1L, buffers.get("h2 streams reset"), buffers::toString);
+        assertEquals(
+                2L * body / 1024,
+                ((Map<?, ?>) buffers.get(ServerStatus.LIMITS)).get("h2 max held content KiB"),
+                buffers::toString);
 
         // Once a handler is done with its content, bodies are welcome again.
         firstRequest.answer("first");
