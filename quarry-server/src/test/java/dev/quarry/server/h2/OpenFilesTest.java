@@ -9,6 +9,7 @@ import dev.quarry.http.h2.Http2Settings;
 import dev.quarry.http.h2test.Http2TestClient;
 import dev.quarry.http.hpack.HpackEncoder;
 import dev.quarry.server.handlers.StaticFiles;
+import dev.quarry.server.test.LogCapture;
 import java.lang.management.ManagementFactory;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
@@ -44,6 +45,15 @@ class OpenFilesTest extends Http2ServerTestSupport {
                         .build()));
         long descriptorsBefore = openDescriptors();
 
+        try (LogCapture log = LogCapture.of("dev.quarry")) {
+            stallAndLeave(descriptorsBefore);
+            // The client's doing, not the handlers': no warning, once per stream, that a handler failed.
+            assertEquals(
+                    List.of(), log.warnings().stream().map(r -> r.getMessage()).toList(), log::describe);
+        }
+    }
+
+    private void stallAndLeave(long descriptorsBefore) throws Exception {
         try (SocketChannel client = SocketChannel.open()) {
             client.setOption(StandardSocketOptions.SO_RCVBUF, 4096);
             client.connect(address());

@@ -289,6 +289,13 @@ final class Http2Flusher extends IteratingCallback {
             lock.unlock();
         }
         for (Entry entry : failed) {
+            if (entry.stream != null) {
+                // The connection failed under the stream (typically the client reset it): a handler whose write fails
+                // now is not at fault, and must not be logged as if it were, once per stream of the connection.
+                entry.stream.markBroken();
+            }
+        }
+        for (Entry entry : failed) {
             entry.fail(cause);
         }
         close();

@@ -396,6 +396,11 @@ final class Http2Stream implements HttpStream {
         return true;
     }
 
+    /** The connection failed under this stream: its exchange cannot complete, through no fault of its handler. */
+    void markBroken() {
+        broken = true;
+    }
+
     @Override
     public boolean isBroken() {
         return broken;
