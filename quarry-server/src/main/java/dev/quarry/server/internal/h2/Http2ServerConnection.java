@@ -441,7 +441,7 @@ public final class Http2ServerConnection extends AbstractConnection
         if (shared != null) {
             return stream.onData(data, shared, 0, flowControlledLength, endStream); // charges the buffer if first
         }
-        // A small payload is copied rather than pin the whole input buffer (~17 KB) it arrived in: a client sending
+        // A small payload is copied rather than pin the whole input buffer (~20 KB) it arrived in: a client sending
         // one-byte DATA frames to a handler that does not read yet would hold a pooled buffer per byte of window.
         ByteBuffer copy = ByteBuffer.allocate(length);
         copy.put(data).flip();

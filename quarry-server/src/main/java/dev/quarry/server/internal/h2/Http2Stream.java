@@ -27,7 +27,7 @@ final class Http2Stream implements HttpStream {
      * A DATA payload shares its input buffer (a zero-copy slice that keeps the whole buffer while the handler holds the
      * chunk) only if it fills at least this fraction of the buffer; smaller ones are copied out. So a held buffer holds
      * at least a quarter of its capacity in content, and the memory a connection's unread content keeps is at most four
-     * times its receive window (one-byte DATA frames once pinned a ~17 KB buffer per byte).
+     * times its receive window (one-byte DATA frames once pinned a ~20 KB buffer per byte).
      */
     static final int SHARE_FRACTION = 4;
 
