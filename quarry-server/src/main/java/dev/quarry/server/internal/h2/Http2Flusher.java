@@ -99,6 +99,10 @@ final class Http2Flusher extends IteratingCallback {
             lock.unlock();
         }
         if (failure != null) {
+            if (entry.stream != null) {
+                entry.stream
+                        .markBroken(); // as in terminate(): a write after the connection failed is not the handler's
+            }
             entry.fail(failure);
             return false;
         }
