@@ -1,6 +1,5 @@
 package dev.quarry.server.internal.h2;
 
-import dev.quarry.core.Callback;
 import dev.quarry.core.Invocable;
 import dev.quarry.core.InvocationType;
 import dev.quarry.core.buffer.RetainableByteBuffer;
@@ -49,7 +48,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Its parts, one job each, all sharing the connection's lock: {@link Http2StreamTable} (open streams, stream ids,
  * recent resets), {@link Http2StreamOpener} (new requests), {@link Http2ControlFrames} (SETTINGS, PING and the
  * control-frame limits), {@link Http2ConnectionWindow} (connection flow control), {@link Http2StreamIdleChecker},
- * {@link Http2Closer} (GOAWAY and close sequencing), {@link Http2InputBuffer} and {@link Http2Flusher}. This class
+ * {@link Http2Closer} (GOAWAY and close sequencing), {@link Http2ContentReceiver} (request content and the credit it
+ * returns), {@link Http2OpenFiles}, {@link Http2InputBuffer} and {@link Http2Flusher}. This class
  * produces, dispatches the stream frames, and serves its streams ({@link Http2Stream} calls back into it).
  *
  * <p>Threading: parsing and frame callbacks on the producing thread (one at a time); streams, windows and the flusher
@@ -78,6 +78,7 @@ public final class Http2ServerConnection extends AbstractConnection
     private final Http2StreamOpener opener;
     private final Http2InputBuffer input;
     private final Http2OpenFiles openFiles;
+    private final Http2ContentReceiver receiver;
     private final AdaptiveExecutionStrategy strategy;
     private final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
     private final RateControl resets;
@@ -134,6 +135,8 @@ public final class Http2ServerConnection extends AbstractConnection
                 Math.max(context.config().inputBufferSize(), config.maxFrameSize() + 9 + 1024),
                 context.http2Budget());
         this.openFiles = new Http2OpenFiles(lock, config.maxOpenFiles(), context.statistics());
+        this.receiver = new Http2ContentReceiver(
+                lock, streams, connectionWindow, input, context.http2Budget(), flusher, generator, closer);
         this.strategy = new AdaptiveExecutionStrategy(this, context.threads());
         this.resets = new RateControl(config.maxResetsPerSecond());
         this.streamTaskType = context.readInvocationType();
@@ -356,123 +359,7 @@ public final class Http2ServerConnection extends AbstractConnection
         if (!data.hasRemaining() && !endStream) {
             control.onEmptyData();
         }
-        int length = data.remaining();
-        Http2Stream stream;
-        boolean wake = false;
-        boolean discard = false;
-        boolean spent = false;
-        // Whether a queued chunk now owns the frame's credit: it gives it back when the handler consumes it. Credit for
-        // anything else (padding, discarded content, a frame refused with a stream error) goes back at once.
-        boolean held = false;
-        int streamCredit = 0;
-        int connectionCredit = 0;
-        lock.lock();
-        try {
-            connectionWindow.onData(flowControlledLength);
-            spent = true;
-            stream = streams.get(streamId);
-            if (stream != null) {
-                if (!stream.consumeReceiveWindow(flowControlledLength)) {
-                    throw Http2Exception.stream(
-                            streamId, ErrorCode.FLOW_CONTROL_ERROR, "DATA beyond the stream window");
-                }
-                discard = stream.isCompleted();
-                if (discard) {
-                    // The response is complete and the handler gone: nobody will read this, just keep the windows
-                    // open. The request may still prove malformed (content-length), or DATA may follow END_STREAM.
-                    stream.countContent(length, endStream);
-                    if (endStream) {
-                        stream.onTrailers(null);
-                        streams.remove(streamId);
-                    }
-                } else {
-                    wake = queueData(stream, data, flowControlledLength, endStream);
-                    held = length > 0;
-                }
-                if (!held && flowControlledLength > 0) {
-                    streamCredit = stream.creditReceiveWindow(flowControlledLength);
-                }
-            }
-        } finally {
-            if (spent && !held && flowControlledLength > 0) {
-                connectionCredit = connectionWindow.onConsumed(flowControlledLength);
-            }
-            lock.unlock();
-            sendCredit(streamId, streamCredit, connectionCredit);
-        }
-        if (stream == null) {
-            onFrameForMissingStream(streamId, "DATA");
-            return;
-        }
-        if (discard) {
-            closer.afterStreamRemoved();
-            return;
-        }
-        if (wake && stream.exchange() != null) {
-            stream.exchange().onContentAvailable();
-        }
-    }
-
-    /**
-     * Queues a DATA payload for its handler, under the lock: a small one is copied, a large one shares the input buffer
-     * (see {@link Http2Stream#SHARE_FRACTION}); either way its memory is charged to the server's content budget, which
-     * it must not overrun.
-     *
-     * @return whether the handler waits for content and must be called back
-     * @throws Http2Exception ENHANCE_YOUR_CALM on this stream if the payload would overrun the budget
-     */
-    private boolean queueData(Http2Stream stream, ByteBuffer data, int flowControlledLength, boolean endStream) {
-        int length = data.remaining();
-        if (length == 0) {
-            return stream.onData(data, null, 0, flowControlledLength, endStream);
-        }
-        Http2ContentBudget budget = context.http2Budget();
-        Http2SharedInput shared = null;
-        if (!Http2Stream.copies(length, input.buffer().capacity())) {
-            shared = input.share();
-        }
-        if (budget.wouldOverrun(shared == null ? length : shared.chargeToHold())) {
-            budget.onStreamReset();
-            throw Http2Exception.stream(
-                    stream.id(),
-                    ErrorCode.ENHANCE_YOUR_CALM,
-                    "request content beyond the server's budget of " + budget.max() + " bytes held");
-        }
-        if (shared != null) {
-            return stream.onData(data, shared, 0, flowControlledLength, endStream); // charges the buffer if first
-        }
-        // A small payload is copied rather than pin the whole input buffer (~20 KB) it arrived in: a client sending
-        // one-byte DATA frames to a handler that does not read yet would hold a pooled buffer per byte of window.
-        ByteBuffer copy = ByteBuffer.allocate(length);
-        copy.put(data).flip();
-        boolean wake = stream.onData(copy, null, length, flowControlledLength, endStream);
-        // Charged once queued (content-length may refuse it first); no handler can take the chunk while we hold the
-        // lock.
-        budget.charge(length);
-        return wake;
-    }
-
-    /** Sends the WINDOW_UPDATEs that credit returned now calls for, if any (outside the lock). */
-    private void sendCredit(int streamId, int streamCredit, int connectionCredit) {
-        if (streamCredit > 0) {
-            flusher.offer(new Http2Flusher.ControlEntry(
-                    out -> generator.windowUpdate(out, streamId, streamCredit), Callback.NOOP));
-        }
-        if (connectionCredit > 0) {
-            flusher.offer(new Http2Flusher.ControlEntry(
-                    out -> generator.windowUpdate(out, 0, connectionCredit), Callback.NOOP));
-        }
-    }
-
-    /** A frame for a stream not in the map: idle (never opened) is a connection error; closed, a stream error. */
-    private void onFrameForMissingStream(int streamId, String frame) {
-        if (streamId > streams.lastStreamId()) {
-            throw Http2Exception.connection(ErrorCode.PROTOCOL_ERROR, frame + " on idle stream " + streamId);
-        }
-        if (streams.wasRecentlyReset(streamId)) {
-            return; // RFC 9113 5.4.2: frames in flight after our RST_STREAM are ignored
-        }
-        throw Http2Exception.stream(streamId, ErrorCode.STREAM_CLOSED, frame + " on closed stream " + streamId);
+        receiver.onData(streamId, data, endStream, flowControlledLength);
     }
 
     @Override
@@ -619,20 +506,8 @@ public final class Http2ServerConnection extends AbstractConnection
      * each once half of it was given back.
      */
     void onContentConsumed(Http2Stream stream, int bytes) {
-        int increment;
-        int connectionIncrement;
-        lock.lock();
-        try {
-            increment = stream.creditReceiveWindow(bytes);
-            connectionIncrement = connectionWindow.onConsumed(bytes);
-        } finally {
-            lock.unlock();
-        }
-        if (increment > 0 || connectionIncrement > 0) {
-            sendCredit(stream.id(), increment, connectionIncrement);
-            if (Thread.currentThread() != deferringThread) {
-                flusher.iterate();
-            }
+        if (receiver.onContentConsumed(stream, bytes) && Thread.currentThread() != deferringThread) {
+            flusher.iterate();
         }
     }
 
