@@ -250,6 +250,30 @@ final class PrometheusMetrics {
         out.family("quarry_buffers_in_use", Type.GAUGE, "Buffers taken from the pool and not yet released.")
                 .sample(direct.outstanding(), "memory", "direct")
                 .sample(heap.outstanding(), "memory", "heap");
+        var h2 = server.http2Budget();
+        out.family(
+                        "quarry_http2_held_content_bytes",
+                        Type.GAUGE,
+                        "Memory held by HTTP/2 request content received and not yet consumed by handlers.")
+                .sample(h2.held());
+        out.family(
+                        "quarry_http2_held_content_bytes_high_water_mark",
+                        Type.GAUGE,
+                        "The most memory HTTP/2 request content held at once since start.")
+                .sample(h2.highWaterMark());
+        out.family(
+                        "quarry_http2_streams_over_budget_total",
+                        Type.COUNTER,
+                        "HTTP/2 streams turned away because unread request content had spent the server's budget: "
+                                + "refused new streams (REFUSED_STREAM) and streams reset by a DATA frame that would "
+                                + "have overrun it (ENHANCE_YOUR_CALM).")
+                .sample(h2.refusedStreams(), "action", "refused")
+                .sample(h2.resetStreams(), "action", "reset");
+        out.family(
+                        "quarry_http2_file_responses_waited_total",
+                        Type.COUNTER,
+                        "File responses that waited for another response of their HTTP/2 connection to close its file.")
+                .sample(server.statistics().fileResponsesWaited());
         out.family("quarry_timer_pending", Type.GAUGE, "Timeouts scheduled now.")
                 .sample(server.timer().pendingCount());
         out.family("quarry_timer_expired_total", Type.COUNTER, "Timeouts that expired.")
@@ -329,6 +353,16 @@ final class PrometheusMetrics {
                         Type.GAUGE,
                         "The largest decoded HTTP/2 header list (SETTINGS_MAX_HEADER_LIST_SIZE); beyond, 431.")
                 .sample(h2.maxHeaderListSize());
+        out.family(
+                        "quarry_limit_http2_max_held_content_bytes",
+                        Type.GAUGE,
+                        "The server-wide budget of memory for unread HTTP/2 request content.")
+                .sample(h2.maxHeldContent());
+        out.family(
+                        "quarry_limit_http2_max_open_files",
+                        Type.GAUGE,
+                        "Files the responses of one HTTP/2 connection may keep open at once; more wait.")
+                .sample(h2.maxOpenFiles());
     }
 
     /**

@@ -18,6 +18,7 @@ import dev.quarry.server.internal.HandlerInvoker;
 import dev.quarry.server.internal.ServerContext;
 import dev.quarry.server.internal.h1.Http1ConnectionFactory;
 import dev.quarry.server.internal.h2.Http2ConnectionFactory;
+import dev.quarry.server.internal.h2.Http2ContentBudget;
 import dev.quarry.server.internal.h2.Http2OnlyConnectionFactory;
 import dev.quarry.server.internal.tls.CertificateReloader;
 import dev.quarry.server.internal.tls.LoadedCertificates;
@@ -65,6 +66,7 @@ public final class Server implements Dumpable {
     // Whether start() succeeded once: a restart reads certificate files again. Guarded by the lock.
     private boolean startedBefore;
     private final ServerStatistics statistics = new ServerStatistics();
+    private final Http2ContentBudget http2Budget;
     private final AsyncHandler handler;
     private final AsyncHandler routing;
     private final HashedWheelTimer timer;
@@ -85,6 +87,7 @@ public final class Server implements Dumpable {
                 .map(log -> Filter.around(log.filter(), routing))
                 .orElse(routing);
         this.timer = HashedWheelTimer.builder().name(config.name() + "-timer").build();
+        this.http2Budget = new Http2ContentBudget(config.http2Config().maxHeldContent());
         int selectorThreads = config.selectors() * config.listeners().size();
         this.threadPool = ThreadPool.builder()
                 .name(config.name())
@@ -202,7 +205,8 @@ public final class Server implements Dumpable {
                 Optional.empty(),
                 threadPool,
                 config.http2Config(),
-                new ErrorPages(config.errorHandlers(), config.errorPages()));
+                new ErrorPages(config.errorHandlers(), config.errorPages()),
+                http2Budget);
         List<ConnectionFactory> mixed = cleartext(context);
         List<ConnectionFactory> http2Only = List.of(new Http2OnlyConnectionFactory(context));
         // Over TLS, HTTP/2 is chosen by ALPN only: no h2c upgrade nor prior knowledge on an HTTP/1.1 connection.
@@ -579,6 +583,11 @@ public final class Server implements Dumpable {
     /** @return request counters */
     public ServerStatistics statistics() {
         return statistics;
+    }
+
+    /** @return the server-wide budget of unread HTTP/2 request content, with its figures (the status page's source) */
+    Http2ContentBudget http2Budget() {
+        return http2Budget;
     }
 
     /** @return requests answered 503 because blocking handlers were at their bound */

@@ -77,6 +77,21 @@ final class StatusReport {
         pool.put("direct in use", direct.outstanding());
         pool.put("heap pooled", heap.pooled());
         pool.put("heap in use", heap.outstanding());
+        if (config.h2c()
+                || config.listeners().stream()
+                        .anyMatch(l -> l.http2Only() || l.tls().isPresent())) {
+            // Unread HTTP/2 request content, against its server-wide budget, and the streams the budget turned away.
+            var h2 = server.http2Budget();
+            pool.put("h2 held content KiB", h2.held() / 1024);
+            pool.put("h2 streams refused", h2.refusedStreams());
+            pool.put("h2 streams reset", h2.resetStreams());
+            pool.put("h2 file waits", server.statistics().fileResponsesWaited());
+            pool.put(ServerStatus.HIGH_WATER_MARKS, Map.of("h2 held content KiB", h2.highWaterMark() / 1024));
+            Map<String, Object> limits = new LinkedHashMap<>();
+            limits.put("h2 max held content KiB", h2.max() / 1024);
+            limits.put("h2 open files per connection", config.http2Config().maxOpenFiles());
+            pool.put(ServerStatus.LIMITS, limits);
+        }
         sections.put("buffers", pool);
         Map<String, Object> timer = new LinkedHashMap<>();
         timer.put("pending timeouts", server.timer().pendingCount());

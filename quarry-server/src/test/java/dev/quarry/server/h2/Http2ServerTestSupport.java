@@ -162,9 +162,26 @@ abstract class Http2ServerTestSupport {
         private int maxControlFramesPerSecond = Http2Config.DEFAULT.maxControlFramesPerSecond();
         private Duration settingsAckTimeout = Http2Config.DEFAULT.settingsAckTimeout();
         private Duration streamIdleTimeout = Http2Config.DEFAULT.streamIdleTimeout();
+        private long maxHeldContent = Http2Config.DEFAULT.maxHeldContent();
+        private int maxOpenFiles = Http2Config.DEFAULT.maxOpenFiles();
 
         Limits maxConcurrentStreams(int value) {
             maxConcurrentStreams = value;
+            return this;
+        }
+
+        Limits connectionWindow(int value) {
+            connectionWindow = value;
+            return this;
+        }
+
+        Limits maxOpenFiles(int value) {
+            maxOpenFiles = value;
+            return this;
+        }
+
+        Limits maxHeldContent(long value) {
+            maxHeldContent = value;
             return this;
         }
 
@@ -220,7 +237,9 @@ abstract class Http2ServerTestSupport {
                     maxResetsPerSecond,
                     maxControlFramesPerSecond,
                     settingsAckTimeout,
-                    streamIdleTimeout);
+                    streamIdleTimeout,
+                    maxHeldContent,
+                    maxOpenFiles);
         }
     }
 }

@@ -1,6 +1,5 @@
 package dev.quarry.server.internal.h2;
 
-import dev.quarry.core.Callback;
 import dev.quarry.core.Invocable;
 import dev.quarry.core.InvocationType;
 import dev.quarry.core.buffer.RetainableByteBuffer;
@@ -49,7 +48,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Its parts, one job each, all sharing the connection's lock: {@link Http2StreamTable} (open streams, stream ids,
  * recent resets), {@link Http2StreamOpener} (new requests), {@link Http2ControlFrames} (SETTINGS, PING and the
  * control-frame limits), {@link Http2ConnectionWindow} (connection flow control), {@link Http2StreamIdleChecker},
- * {@link Http2Closer} (GOAWAY and close sequencing), {@link Http2InputBuffer} and {@link Http2Flusher}. This class
+ * {@link Http2Closer} (GOAWAY and close sequencing), {@link Http2ContentReceiver} (request content and the credit it
+ * returns), {@link Http2OpenFiles}, {@link Http2InputBuffer} and {@link Http2Flusher}. This class
  * produces, dispatches the stream frames, and serves its streams ({@link Http2Stream} calls back into it).
  *
  * <p>Threading: parsing and frame callbacks on the producing thread (one at a time); streams, windows and the flusher
@@ -77,6 +77,8 @@ public final class Http2ServerConnection extends AbstractConnection
     private final Http2StreamIdleChecker idleChecker;
     private final Http2StreamOpener opener;
     private final Http2InputBuffer input;
+    private final Http2OpenFiles openFiles;
+    private final Http2ContentReceiver receiver;
     private final AdaptiveExecutionStrategy strategy;
     private final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
     private final RateControl resets;
@@ -130,7 +132,11 @@ public final class Http2ServerConnection extends AbstractConnection
         this.input = new Http2InputBuffer(
                 context.buffers(),
                 endPoint,
-                Math.max(context.config().inputBufferSize(), config.maxFrameSize() + 9 + 1024));
+                Math.max(context.config().inputBufferSize(), config.maxFrameSize() + 9 + 1024),
+                context.http2Budget());
+        this.openFiles = new Http2OpenFiles(lock, config.maxOpenFiles(), context.statistics());
+        this.receiver = new Http2ContentReceiver(
+                lock, streams, connectionWindow, input, context.http2Budget(), flusher, generator, closer);
         this.strategy = new AdaptiveExecutionStrategy(this, context.threads());
         this.resets = new RateControl(config.maxResetsPerSecond());
         this.streamTaskType = context.readInvocationType();
@@ -350,65 +356,10 @@ public final class Http2ServerConnection extends AbstractConnection
 
     @Override
     public void onData(int streamId, ByteBuffer data, boolean endStream, int flowControlledLength) {
-        int credit = connectionWindow.onData(flowControlledLength);
-        if (credit > 0) {
-            flusher.offer(new Http2Flusher.ControlEntry(out -> generator.windowUpdate(out, 0, credit), Callback.NOOP));
-        }
         if (!data.hasRemaining() && !endStream) {
             control.onEmptyData();
         }
-        Http2Stream stream = streams.find(streamId);
-        if (stream == null) {
-            onFrameForMissingStream(streamId, "DATA");
-            return;
-        }
-        boolean wake;
-        boolean discard;
-        lock.lock();
-        try {
-            if (!stream.consumeReceiveWindow(flowControlledLength)) {
-                throw Http2Exception.stream(streamId, ErrorCode.FLOW_CONTROL_ERROR, "DATA beyond the stream window");
-            }
-            discard = stream.isCompleted();
-            if (discard) {
-                // The response is complete and the handler gone: nobody will read this, just keep the windows open.
-                // The request may still prove malformed (content-length), or DATA may follow END_STREAM.
-                stream.countContent(data.remaining(), endStream);
-                if (endStream) {
-                    stream.onTrailers(null);
-                    streams.remove(streamId);
-                }
-                wake = false;
-            } else {
-                wake = stream.onData(data, input.buffer(), flowControlledLength, endStream);
-            }
-        } finally {
-            lock.unlock();
-        }
-        if (discard) {
-            if (flowControlledLength > 0) {
-                onContentConsumed(stream, flowControlledLength);
-            }
-            closer.afterStreamRemoved();
-            return;
-        }
-        if (!data.hasRemaining() && flowControlledLength > 0) {
-            onContentConsumed(stream, flowControlledLength); // padding only: nothing for the handler to consume
-        }
-        if (wake && stream.exchange() != null) {
-            stream.exchange().onContentAvailable();
-        }
-    }
-
-    /** A frame for a stream not in the map: idle (never opened) is a connection error; closed, a stream error. */
-    private void onFrameForMissingStream(int streamId, String frame) {
-        if (streamId > streams.lastStreamId()) {
-            throw Http2Exception.connection(ErrorCode.PROTOCOL_ERROR, frame + " on idle stream " + streamId);
-        }
-        if (streams.wasRecentlyReset(streamId)) {
-            return; // RFC 9113 5.4.2: frames in flight after our RST_STREAM are ignored
-        }
-        throw Http2Exception.stream(streamId, ErrorCode.STREAM_CLOSED, frame + " on closed stream " + streamId);
+        receiver.onData(streamId, data, endStream, flowControlledLength);
     }
 
     @Override
@@ -550,22 +501,24 @@ public final class Http2ServerConnection extends AbstractConnection
         }
     }
 
-    /** A handler consumed request content: reopen the stream's window once half of it was consumed. */
+    /**
+     * A handler consumed request content (or it was released unread): reopen the stream's window and the connection's,
+     * each once half of it was given back.
+     */
     void onContentConsumed(Http2Stream stream, int bytes) {
-        int increment;
-        lock.lock();
-        try {
-            increment = stream.creditReceiveWindow(bytes);
-        } finally {
-            lock.unlock();
+        if (receiver.onContentConsumed(stream, bytes) && Thread.currentThread() != deferringThread) {
+            flusher.iterate();
         }
-        if (increment > 0) {
-            flusher.offer(new Http2Flusher.ControlEntry(
-                    out -> generator.windowUpdate(out, stream.id(), increment), Callback.NOOP));
-            if (Thread.currentThread() != deferringThread) {
-                flusher.iterate();
-            }
-        }
+    }
+
+    /** @return the bound on files this connection's responses keep open */
+    Http2OpenFiles openFiles() {
+        return openFiles;
+    }
+
+    /** @return the server-wide budget that request content is charged to */
+    Http2ContentBudget contentBudget() {
+        return context.http2Budget();
     }
 
     /**
@@ -641,6 +594,7 @@ public final class Http2ServerConnection extends AbstractConnection
         // it can go back now. The input belongs to the producer, which releases it when it sees `closed`: produce now,
         // here or, if a thread is producing (possibly this one, closing on end of input), by that thread once more.
         flusher.release();
+        openFiles.close();
         strategy.produce();
     }
 

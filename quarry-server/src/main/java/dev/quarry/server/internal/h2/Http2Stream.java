@@ -1,7 +1,6 @@
 package dev.quarry.server.internal.h2;
 
 import dev.quarry.core.Callback;
-import dev.quarry.core.buffer.RetainableByteBuffer;
 import dev.quarry.http.HttpException;
 import dev.quarry.http.HttpFields;
 import dev.quarry.http.h2.ErrorCode;
@@ -25,11 +24,12 @@ import java.util.function.Supplier;
  */
 final class Http2Stream implements HttpStream {
     /**
-     * DATA payloads up to this size are copied out of the input buffer; larger ones share it (a zero-copy slice that
-     * keeps the buffer while the handler holds the chunk). At 1 KiB, a held buffer of ~17 KB holds at least 1/16 of
-     * its size in payload.
+     * A DATA payload shares its input buffer (a zero-copy slice that keeps the whole buffer while the handler holds the
+     * chunk) only if it fills at least this fraction of the buffer; smaller ones are copied out. So a held buffer holds
+     * at least a quarter of its capacity in content, and the memory a connection's unread content keeps is at most four
+     * times its receive window (one-byte DATA frames once pinned a ~20 KB buffer per byte).
      */
-    static final int COPY_BELOW = 1024;
+    static final int SHARE_FRACTION = 4;
 
     private final int id;
     private final Http2ServerConnection session;
@@ -52,6 +52,8 @@ final class Http2Stream implements HttpStream {
     // Set with failure or reset, read without the lock by the exchange deciding how to log a handler's failure.
     private volatile boolean broken;
     private boolean sendStalled;
+    // Whether the stream holds one of the connection's open-file permits; guarded by the session lock.
+    private boolean filePermit;
 
     Http2Stream(int id, Http2ServerConnection session, int sendWindow) {
         this.id = id;
@@ -111,28 +113,30 @@ final class Http2Stream implements HttpStream {
     }
 
     /**
+     * @param length a DATA payload's length
+     * @param bufferCapacity the capacity of the input buffer it was parsed from
+     * @return whether the payload is to be copied rather than share the buffer
+     */
+    static boolean copies(int length, int bufferCapacity) {
+        return length < bufferCapacity / SHARE_FRACTION;
+    }
+
+    /**
      * Queues request content; called by the producer under the lock.
      *
-     * @param owner the pooled buffer {@code data} is a slice of, retained while the handler holds the chunk; null if
-     *     {@code data} is not pooled
+     * @param data the payload: a copy, or a slice of the input buffer that {@code shared} describes
+     * @param shared how {@code data} shares the input buffer, held while the handler holds the chunk; null if
+     *     {@code data} is a copy (or not pooled)
+     * @param charged bytes of a copy charged to the server's content budget, refunded when the chunk is released
      * @return whether the handler is waiting for content and must be called back (outside the lock)
      */
-    boolean onData(ByteBuffer data, RetainableByteBuffer owner, int flowControlledLength, boolean endStream) {
+    boolean onData(ByteBuffer data, Http2SharedInput shared, int charged, int flowControlledLength, boolean endStream) {
         countContent(data.remaining(), endStream);
         if (data.hasRemaining()) {
-            if (owner != null && data.remaining() <= COPY_BELOW) {
-                // A small payload is copied rather than pinning the whole input buffer (~17 KB) it arrived in:
-                // otherwise a client sending one-byte DATA frames to a handler that does not read yet holds a pooled
-                // buffer per byte of window (200 frames pinned 3.4 MB for 200 bytes).
-                ByteBuffer copy = ByteBuffer.allocate(data.remaining());
-                copy.put(data).flip();
-                data = copy;
-                owner = null;
+            if (shared != null) {
+                shared.hold();
             }
-            if (owner != null) {
-                owner.retain();
-            }
-            content.add(new DataChunk(this, data, owner, flowControlledLength));
+            content.add(new DataChunk(this, data, shared, charged, flowControlledLength));
         }
         if (endStream) {
             remoteClosed = true;
@@ -246,9 +250,34 @@ final class Http2Stream implements HttpStream {
         }
     }
 
-    /** A chunk was consumed: its bytes reopen the stream's window. */
-    void chunkReleased(int flowControlledLength) {
-        session.onContentConsumed(this, flowControlledLength);
+    /** A chunk was consumed: its memory goes back to the budget, its bytes reopen the windows. */
+    void chunkReleased(int charged, int flowControlledLength) {
+        if (charged > 0) {
+            session.contentBudget().refund(charged);
+        }
+        if (flowControlledLength > 0) {
+            session.onContentConsumed(this, flowControlledLength);
+        }
+    }
+
+    @Override
+    public boolean acquireFilePermit(Runnable onGranted) {
+        return session.openFiles().acquire(this, onGranted);
+    }
+
+    @Override
+    public void releaseFilePermit() {
+        session.openFiles().release(this);
+    }
+
+    /** @return whether the stream holds an open-file permit; under the lock */
+    boolean holdsFilePermit() {
+        return filePermit;
+    }
+
+    /** @param held whether the stream holds an open-file permit; under the lock */
+    void holdsFilePermit(boolean held) {
+        filePermit = held;
     }
 
     // --- HttpStream: sending ---------------------------------------------------------------------------------------
@@ -367,6 +396,11 @@ final class Http2Stream implements HttpStream {
         return true;
     }
 
+    /** The connection failed under this stream: its exchange cannot complete, through no fault of its handler. */
+    void markBroken() {
+        broken = true;
+    }
+
     @Override
     public boolean isBroken() {
         return broken;
@@ -397,17 +431,22 @@ final class Http2Stream implements HttpStream {
                 + (failure != null ? ", failed" : "") + ", sendWindow=" + sendWindow + "}";
     }
 
-    /** Content of one DATA frame: shares the input buffer, and reopens the window when released (once). */
+    /**
+     * Content of one DATA frame, a copy or a slice of a shared input buffer: gives its memory back and reopens the
+     * windows when released (once).
+     */
     private static final class DataChunk extends Content.Chunk {
         private final Http2Stream stream;
+        private final int charged;
         private final int flowControlledLength;
-        private RetainableByteBuffer owner;
+        private Http2SharedInput shared;
         private boolean released;
 
-        DataChunk(Http2Stream stream, ByteBuffer data, RetainableByteBuffer owner, int flowControlledLength) {
+        DataChunk(Http2Stream stream, ByteBuffer data, Http2SharedInput shared, int charged, int flowControlledLength) {
             super(data, false);
             this.stream = stream;
-            this.owner = owner;
+            this.shared = shared;
+            this.charged = charged;
             this.flowControlledLength = flowControlledLength;
         }
 
@@ -417,14 +456,12 @@ final class Http2Stream implements HttpStream {
                 return;
             }
             released = true;
-            RetainableByteBuffer current = owner;
-            owner = null;
+            Http2SharedInput current = shared;
+            shared = null;
             if (current != null) {
                 current.release();
             }
-            if (flowControlledLength > 0) {
-                stream.chunkReleased(flowControlledLength);
-            }
+            stream.chunkReleased(charged, flowControlledLength);
         }
     }
 }

@@ -95,7 +95,7 @@ final class Http2StreamOpener {
         lock.lock();
         try {
             if (length > 0) {
-                stream.onData(ByteBuffer.wrap(request.body()), null, 0, true);
+                stream.onData(ByteBuffer.wrap(request.body()), null, 0, 0, true);
             } else {
                 stream.onTrailers(null);
             }
@@ -122,6 +122,10 @@ final class Http2StreamOpener {
         }
         Http2Stream stream = new Http2Stream(streamId, connection, control.peerInitialWindow());
         stream.initReceiveWindow(config.initialStreamWindow());
+        // The server may already hold as much unread request content as its budget allows: a new body would only add to
+        // it. Such a stream is refused before any processing, so that the client may retry it; requests without a
+        // body are still served.
+        boolean overBudget = !endStream && context.http2Budget().isSpent();
         boolean ignore;
         boolean refuse;
         lock.lock();
@@ -132,7 +136,7 @@ final class Http2StreamOpener {
             // is then already registered, so that the GOAWAY's completion does not close under it.
             streams.lastStreamId(streamId);
             ignore = closer.goAwaySent();
-            refuse = !ignore && streams.size() >= config.maxConcurrentStreams();
+            refuse = !ignore && (overBudget || streams.size() >= config.maxConcurrentStreams());
             if (!ignore && !refuse) {
                 streams.put(stream);
             }
@@ -143,6 +147,9 @@ final class Http2StreamOpener {
             return null;
         }
         if (refuse) {
+            if (overBudget) {
+                context.http2Budget().onStreamRefused();
+            }
             connection.sendReset(streamId, ErrorCode.REFUSED_STREAM);
             return null;
         }
