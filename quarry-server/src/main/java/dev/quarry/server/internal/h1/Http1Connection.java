@@ -5,6 +5,7 @@ import dev.quarry.core.Invocable;
 import dev.quarry.core.InvocationType;
 import dev.quarry.core.timer.Timeout;
 import dev.quarry.http.BadMessageException;
+import dev.quarry.http.HttpException;
 import dev.quarry.http.HttpFields;
 import dev.quarry.http.HttpHeader;
 import dev.quarry.http.HttpStatus;
@@ -90,6 +91,8 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
     // A completed exchange left part of its body unread: discarded before the next request is parsed.
     private boolean discarding;
     private long discarded;
+    // The request body of the exchange in progress came too late: written by the timer, read by the reader.
+    private volatile LateBody lateBody;
 
     /**
      * @param context the server's shared state
@@ -514,6 +517,49 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
         }
         fillInterested();
     }
+
+    // --- late request bodies ------------------------------------------------------------------------------------
+
+    /**
+     * The idle timeout expired. A handler waiting for request content that the client stopped sending gets a 408 (its
+     * reads fail; the exchange answers it unless the response was committed, then the connection closes), instead of
+     * the connection closing under it and the failure counting as the server's. Anything else closes, as does a
+     * second expiry.
+     */
+    @Override
+    public boolean onIdleExpired() {
+        Exchange current = exchange;
+        if (current == null || !endPoint().isFillInterested() || lateBodyOf(current) != null) {
+            return true;
+        }
+        failLateBody(
+                current,
+                new HttpException(
+                        HttpStatus.REQUEST_TIMEOUT_408,
+                        "no request content for " + endPoint().idleTimeout() + " ms"));
+        return false;
+    }
+
+    /** From the timer: the exchange's reads fail from now on, and a waiting reader is woken to find out. */
+    private void failLateBody(Exchange current, HttpException failure) {
+        lateBody = new LateBody(current, failure);
+        endPoint().wakeFill();
+    }
+
+    /** @return the failure of a late body of the exchange, or null */
+    HttpException lateBodyOf(Exchange current) {
+        LateBody late = lateBody;
+        return late != null && late.exchange() == current ? late.failure() : null;
+    }
+
+    /** @return the failure of a late body of the exchange in progress, or null */
+    HttpException lateBody() {
+        Exchange current = exchange;
+        return current == null ? null : lateBodyOf(current);
+    }
+
+    /** A request body that came too late (the idle timeout), for one exchange: its reads fail with 408. */
+    private record LateBody(Exchange exchange, HttpException failure) {}
 
     // --- HttpStream: sending -------------------------------------------------------------------------------------
 
