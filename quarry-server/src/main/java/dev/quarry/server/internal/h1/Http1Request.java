@@ -103,7 +103,7 @@ final class Http1Request implements HttpRequestListener {
             }
             HttpException late = connection.lateBody();
             if (late != null) {
-                // The client stopped sending: the 408 ends the exchange, and the connection (the rest of
+                // The client sent too slowly, or stopped: the 408 ends the exchange, and the connection (the rest of
                 // the body is not worth waiting for).
                 connection.persistent = false;
                 contentFailure = late;
@@ -208,6 +208,9 @@ final class Http1Request implements HttpRequestListener {
         // The client sends the content without waiting for 100 Continue, as it may (RFC 9110 §10.1.1): no interim
         // response is due any more, and once it is all read the connection stays reusable.
         continuePending = false;
+        if (connection.bodyRate != null) {
+            connection.bodyRate.onBytes(chunk.remaining());
+        }
         RetainableByteBuffer owner = buffers.input;
         owner.retain();
         content = new InputChunk(chunk.slice(), owner);

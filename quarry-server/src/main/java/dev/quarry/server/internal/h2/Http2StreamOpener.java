@@ -14,6 +14,7 @@ import dev.quarry.http.h2.Http2Messages;
 import dev.quarry.http.h2.RequestHead;
 import dev.quarry.io.EndPoint;
 import dev.quarry.server.Http2Config;
+import dev.quarry.server.internal.BodyDataRate;
 import dev.quarry.server.internal.Exchange;
 import dev.quarry.server.internal.Http2Upgrade;
 import dev.quarry.server.internal.ServerContext;
@@ -177,6 +178,10 @@ final class Http2StreamOpener {
         if (endStream && head.contentLength() > 0) {
             throw Http2Exception.stream(
                     streamId, ErrorCode.PROTOCOL_ERROR, "content-length " + head.contentLength() + " but no DATA");
+        }
+        long minRate = context.config().minRequestBodyRate();
+        if (minRate > 0 && !endStream) {
+            stream.bodyRate(new BodyDataRate(minRate)); // only a request with a body can be too slow to send it
         }
         lock.lock();
         try {
