@@ -91,12 +91,12 @@ class MinBodyRateTest extends Http2ServerTestSupport {
         Http2TestClient client = connect();
         int stream = client.nextStreamId();
         client.sendHeaders(stream, "POST", "http", client.authority(), "/echo", new HttpFields(), false);
-        // 5000 B/s for two seconds, five times the minimum, within the initial window.
-        paced(client, stream, 10_000, 500, new AtomicBoolean()).get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        // 10,000 B/s for two seconds, ten times the minimum, within the initial window.
+        paced(client, stream, 20_000, 1000, new AtomicBoolean()).get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
 
         Http2TestClient.Response response = client.awaitResponse(stream, TIMEOUT);
 
         assertEquals(200, response.status(), response::toString);
-        assertTrue(response.bodyAsString().contains("bodyLength: 10000"), response::toString);
+        assertTrue(response.bodyAsString().contains("bodyLength: 20000"), response::toString);
     }
 }

@@ -31,7 +31,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * time a handler takes before it reads is not held against the client.
  */
 class MinRequestBodyRateTest extends ServerTestBase {
-    /** Bytes per second of waiting; the tests trickle at a tenth of it, or send at five times it. */
+    /** Bytes per second of waiting; the tests trickle at a tenth of it, or send at ten times it. */
     private static final long RATE = 1000;
 
     private void startWith(Object handler, Consumer<ServerBuilder> more) throws IOException {
@@ -96,15 +96,15 @@ class MinRequestBodyRateTest extends ServerTestBase {
     void aBodyFasterThanTheMinimumRateIsServed(String shape) throws Exception {
         startWith(echo(shape), builder -> {});
         RawClient client = connect().timeout(WAIT);
-        client.send("POST /upload HTTP/1.1\r\nHost: test\r\nContent-Length: 10000\r\n\r\n");
-        // 5000 B/s for two seconds, five times the minimum.
-        paced(client, 10_000, 500, new AtomicBoolean()).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        client.send("POST /upload HTTP/1.1\r\nHost: test\r\nContent-Length: 20000\r\n\r\n");
+        // 10,000 B/s for two seconds, ten times the minimum.
+        paced(client, 20_000, 1000, new AtomicBoolean()).get(WAIT.toSeconds(), TimeUnit.SECONDS);
 
         RawResponse response = client.readResponse();
 
         assertEquals(200, response.status(), response::toString);
         assertFalse(response.connectionClose(), response::toString);
-        assertTrue(response.text().contains("bodyLength: 10000"), response::toString);
+        assertTrue(response.text().contains("bodyLength: 20000"), response::toString);
     }
 
     @Test

@@ -611,10 +611,10 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
         return late != null && late.exchange() == current ? late.failure() : null;
     }
 
-    /** @return the failure of a late body of the exchange in progress, or null */
+    /** @return the failure of a late body of the exchange in progress, or null; one volatile read when there is none */
     HttpException lateBody() {
-        Exchange current = exchange;
-        return current == null ? null : lateBodyOf(current);
+        LateBody late = lateBody;
+        return late != null && late.exchange() == exchange ? late.failure() : null;
     }
 
     /** A request body that came too late (idle timeout, or too slow), for one exchange: its reads fail with 408. */
