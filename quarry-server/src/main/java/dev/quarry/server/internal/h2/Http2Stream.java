@@ -75,7 +75,7 @@ final class Http2Stream implements HttpStream {
         return exchange;
     }
 
-    /** @param rate the minimum data rate of the request body, set before the stream receives content */
+    /** @param rate the minimum data rate of the request body, set under the lock before the stream receives content */
     void bodyRate(BodyDataRate rate) {
         this.bodyRate = rate;
     }

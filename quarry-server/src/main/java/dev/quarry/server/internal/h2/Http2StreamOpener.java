@@ -180,11 +180,12 @@ final class Http2StreamOpener {
                     streamId, ErrorCode.PROTOCOL_ERROR, "content-length " + head.contentLength() + " but no DATA");
         }
         long minRate = context.config().minRequestBodyRate();
-        if (minRate > 0 && !endStream) {
-            stream.bodyRate(new BodyDataRate(minRate)); // only a request with a body can be too slow to send it
-        }
+        BodyDataRate bodyRate = minRate > 0 && !endStream ? new BodyDataRate(minRate) : null;
         lock.lock();
         try {
+            if (bodyRate != null) {
+                stream.bodyRate(bodyRate); // only a request with a body can be too slow to send it
+            }
             stream.exchange(exchange, head.contentLength());
             if (endStream) {
                 stream.onTrailers(null);
