@@ -3,6 +3,7 @@ package dev.quarry.cli;
 import dev.quarry.server.AccessLog;
 import dev.quarry.server.Server;
 import dev.quarry.server.ServerBuilder;
+import dev.quarry.server.handlers.ThrottleLimits;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -51,6 +52,8 @@ public final class Main {
                                       (default: half of ulimit -n beyond 256; 0: no cap)
               --header-timeout DURATION  a request head must arrive within this once begun,
                                       else 408 (default 15s)
+              --min-body-rate RATE    a request body must arrive at least this fast while the handler
+                                      waits for it (e.g. 1k = 1000 bytes/s), else 408 (default: none)
               --https-port N          also serve HTTPS on port N: h2 and http/1.1 by ALPN
               --cert FILE --key FILE  its certificate chain and PKCS#8 key (PEM, as nginx takes them);
                                       repeat both for more certificates, chosen by SNI (the first
@@ -81,6 +84,7 @@ public final class Main {
             "selectors",
             "max-connections",
             "header-timeout",
+            "min-body-rate",
             "https-port",
             "cert",
             "key",
@@ -239,8 +243,21 @@ public final class Main {
         if (options.string("header-timeout").isPresent()) {
             builder.headerTimeout(options.duration("header-timeout", Duration.ofSeconds(15)));
         }
+        if (options.string("min-body-rate").isPresent()) {
+            builder.minRequestBodyRate(
+                    minBodyRate(options.string("min-body-rate").get()));
+        }
         accessLog(options).ifPresent(builder::accessLog);
         return builder;
+    }
+
+    /** {@code --min-body-rate RATE}: bytes per second, with the units of the throttle's rates; 0 or off for none. */
+    static long minBodyRate(String value) {
+        try {
+            return ThrottleLimits.parseRate(value);
+        } catch (IllegalArgumentException x) {
+            throw new Options.UsageException("--min-body-rate: " + x.getMessage());
+        }
     }
 
     /** {@code --access-log FILE|-} and {@code --access-log-format combined|json}. */

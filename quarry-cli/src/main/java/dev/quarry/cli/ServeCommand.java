@@ -82,6 +82,8 @@ final class ServeCommand {
                                       (default: half of ulimit -n beyond 256; 0: no cap)
               --header-timeout DURATION  a request head must arrive within this once begun,
                                       else 408 (default 15s)
+              --min-body-rate RATE    a request body must arrive at least this fast while the handler
+                                      waits for it (e.g. 1k = 1000 bytes/s), else 408 (default: none)
               --https-port N          also serve HTTPS on port N: h2 and http/1.1 by ALPN
               --cert FILE --key FILE  its certificate chain and PKCS#8 key (PEM, as nginx takes them);
                                       repeat both for more certificates, chosen by SNI (the first

@@ -312,6 +312,11 @@ final class PrometheusMetrics {
                 .sample(config.idleTimeout().toMillis() / 1e3);
         out.family("quarry_limit_shutdown_timeout_seconds", Type.GAUGE, "How long a graceful stop waits.")
                 .sample(config.shutdownTimeout().toMillis() / 1e3);
+        out.family(
+                        "quarry_limit_min_request_body_rate_bytes_per_second",
+                        Type.GAUGE,
+                        "The slowest a request body may arrive while its handler waits; beyond, 408. 0: none.")
+                .sample(config.httpConfig().minRequestBodyRate());
         HttpParserConfig parser = config.httpConfig().parser();
         out.family(
                         "quarry_limit_max_request_line_bytes",

@@ -55,6 +55,8 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class Server implements Dumpable {
     private static final System.Logger LOG = System.getLogger(Server.class.getName());
+    /** The most of the shutdown deadline kept for stopping threads (a twentieth of it below 10 s). */
+    private static final long THREADS_RESERVE_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
     private final ServerConfig config;
     private final ReentrantLock lock = new ReentrantLock();
@@ -159,7 +161,7 @@ public final class Server implements Dumpable {
             }
             return this;
         } catch (IOException | RuntimeException x) {
-            stopQuietly();
+            stopQuietly(config.shutdownTimeout());
             throw x;
         } finally {
             lock.unlock();
@@ -389,7 +391,9 @@ public final class Server implements Dumpable {
 
     /**
      * Stops gracefully: stop accepting, let in-flight exchanges finish within the shutdown timeout, close the rest,
-     * then stop threads and timer.
+     * then stop threads and timer. The shutdown timeout bounds the whole call: connections still busy are cut a
+     * twentieth of it (at most 500 ms) before the deadline, and the thread pool stops in what is left, interrupting
+     * the handlers still running on it; one that ignores interrupts is logged and left behind.
      *
      * @throws InterruptedException if interrupted while waiting
      */
@@ -412,9 +416,12 @@ public final class Server implements Dumpable {
                     "Stopping " + config.name() + ": draining " + open + " connection(s), at most " + timeout.toMillis()
                             + " ms");
             long deadline = begin + timeout.toNanos();
+            // The last part of the deadline is kept for the threads: handlers still running when their connections are
+            // cut get interrupted and a moment to exit, within the deadline rather than a stop timeout on top of it.
+            long drainDeadline = deadline - Math.min(timeout.toNanos() / 20, THREADS_RESERVE_NANOS);
             int cut = 0;
             for (ServerConnector connector : connectors) {
-                Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+                Duration left = Duration.ofNanos(Math.max(0, drainDeadline - System.nanoTime()));
                 int cutHere = connector.shutdown(left);
                 if (cutHere > 0) {
                     LOG.log(
@@ -424,21 +431,35 @@ public final class Server implements Dumpable {
                 }
                 cut += cutHere;
             }
+            HandlerInvoker handlers = invoker;
+            int requestsCut = cut > 0 && handlers != null ? handlers.blockingInProgress() : 0;
+            if (requestsCut > 0) {
+                LOG.log(
+                        Level.WARNING,
+                        requestsCut + " request(s) still in their handlers when their connections were cut at the "
+                                + timeout.toMillis() + " ms deadline");
+            }
             unregisterMBeans();
-            stopQuietly();
+            stopQuietly(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
             long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - begin);
             LOG.log(
                     Level.INFO,
                     "Stopped " + config.name() + " in " + millis + " ms"
                             + (cut == 0
                                     ? ", every connection drained"
-                                    : ", " + cut + " connection(s) cut at the deadline"));
+                                    : ", " + cut + " connection(s) and " + requestsCut
+                                            + " request(s) in handlers cut at the deadline"));
         } finally {
             lock.unlock();
         }
     }
 
-    private void stopQuietly() {
+    /**
+     * Stops the certificate reloaders, connectors, executors, components, threads and timer.
+     *
+     * @param threadsTimeout the most the thread pool may take to stop, interrupting what is left half-way
+     */
+    private void stopQuietly(Duration threadsTimeout) {
         reloaders.values().forEach(CertificateReloader::stop);
         reloaders.clear();
         httpsPort = 0;
@@ -463,7 +484,10 @@ public final class Server implements Dumpable {
         }
         dateField.stop();
         try {
-            threadPool.stop();
+            int left = threadPool.stop(threadsTimeout);
+            if (left > 0) {
+                LOG.log(Level.WARNING, left + " thread(s) of " + config.name() + " still in a task, left behind");
+            }
         } catch (Exception x) {
             LOG.log(Level.WARNING, "stopping " + threadPool, x);
         }

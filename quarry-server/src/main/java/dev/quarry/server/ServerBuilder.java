@@ -447,6 +447,22 @@ public final class ServerBuilder {
     }
 
     /**
+     * Sets the slowest a request body may arrive, in bytes per second of waiting for it, over HTTP/1.1 and HTTP/2: a
+     * client that trickles a body (a slow upload attack) is answered 408, and its connection (HTTP/1.1) or stream
+     * (HTTP/2) ends, instead of holding a handler and a connection for as long as each byte keeps the idle timeout
+     * away. Only the time the handler waits for content counts, after a first second of grace; a handler that is slow
+     * to read is not the client's fault. Off (0) by default: a rate that stops an attack also cuts off honest uploads
+     * over a poor link, so it is a choice for the operator, who knows the clients.
+     *
+     * @param bytesPerSecond the minimum rate, 0 for none
+     * @return this
+     */
+    public ServerBuilder minRequestBodyRate(long bytesPerSecond) {
+        this.httpConfig = httpConfig.withMinRequestBodyRate(bytesPerSecond);
+        return this;
+    }
+
+    /**
      * @param timeout how long {@link Server#stop()} lets in-flight exchanges finish
      * @return this
      */

@@ -220,6 +220,8 @@ final class StatusReport {
             limits.put("h2 max frame size", h2.maxFrameSize());
             limits.put("h2 max header list size", h2.maxHeaderListSize());
         }
+        long minBodyRate = config.httpConfig().minRequestBodyRate();
+        limits.put("min request body rate B/s", minBodyRate > 0 ? (Object) minBodyRate : "none");
         return limits;
     }
 

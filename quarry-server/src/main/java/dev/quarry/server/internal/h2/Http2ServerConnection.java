@@ -29,6 +29,7 @@ import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -127,7 +128,13 @@ public final class Http2ServerConnection extends AbstractConnection
         this.closer = new Http2Closer(lock, streams, flusher, generator, endPoint);
         this.control =
                 new Http2ControlFrames(config, lock, context.timer(), encoder, generator, flusher, streams, closer);
-        this.idleChecker = new Http2StreamIdleChecker(config.streamIdleTimeout(), context.timer(), lock, streams, this);
+        this.idleChecker = new Http2StreamIdleChecker(
+                config.streamIdleTimeout(),
+                context.timer(),
+                lock,
+                streams,
+                this,
+                context.config().minRequestBodyRate() > 0);
         this.opener = new Http2StreamOpener(context, lock, endPoint, streams, closer, control, idleChecker, this);
         this.input = new Http2InputBuffer(
                 context.buffers(),
@@ -526,6 +533,7 @@ public final class Http2ServerConnection extends AbstractConnection
      * answered the request itself (431, a bad target).
      */
     void onStreamCompleted(Http2Stream stream) {
+        boolean stopSending;
         lock.lock();
         try {
             // From now on its DATA is discarded with the window kept open, and END_STREAM or RST_STREAM frees the
@@ -535,11 +543,19 @@ public final class Http2ServerConnection extends AbstractConnection
             if (stream.isRemoteClosed()) {
                 streams.remove(stream.id());
             }
+            // A body answered 408 (it stopped, or came too slowly) is not worth waiting for: RST_STREAM NO_ERROR after
+            // the complete response asks the client to stop sending it (RFC 9113 8.1), and frees the stream now rather
+            // than when a trickling client lets it idle out.
+            stopSending = !stream.isRemoteClosed() && stream.isContentTimedOut();
             // Otherwise the stream stays half-closed (local) until the client ends or resets it: its frames are still
             // judged by the stream rules (window overflow, DATA after END_STREAM) and its DATA is discarded with the
             // window kept open. A client that never ends it is reset by the stream idle timeout.
         } finally {
             lock.unlock();
+        }
+        if (stopSending) {
+            resetStream(stream, ErrorCode.NO_ERROR, new TimeoutException("request body abandoned after its 408"));
+            return;
         }
         closer.afterStreamRemoved();
     }

@@ -7,6 +7,7 @@ import dev.quarry.http.h2.ErrorCode;
 import dev.quarry.http.h2.FrameGenerator;
 import dev.quarry.http.h2.Http2Exception;
 import dev.quarry.server.Content;
+import dev.quarry.server.internal.BodyDataRate;
 import dev.quarry.server.internal.Exchange;
 import dev.quarry.server.internal.HttpStream;
 import dev.quarry.server.internal.ResponseHead;
@@ -35,6 +36,8 @@ final class Http2Stream implements HttpStream {
     private final Http2ServerConnection session;
     private final ArrayDeque<Content.Chunk> content = new ArrayDeque<>(4);
     private Exchange exchange;
+    // The minimum data rate of the request body, null for none (or no body). Updated under the session lock.
+    private BodyDataRate bodyRate;
     // Guarded by the session lock.
     private boolean remoteClosed;
     private boolean endStreamSent;
@@ -72,6 +75,11 @@ final class Http2Stream implements HttpStream {
 
     Exchange exchange() {
         return exchange;
+    }
+
+    /** @param rate the minimum data rate of the request body, set under the lock before the stream receives content */
+    void bodyRate(BodyDataRate rate) {
+        this.bodyRate = rate;
     }
 
     // --- receiving (producer thread) -----------------------------------------------------------------------------
@@ -156,6 +164,9 @@ final class Http2Stream implements HttpStream {
             throw Http2Exception.stream(id, ErrorCode.STREAM_CLOSED, "DATA after END_STREAM");
         }
         contentReceived += length;
+        if (bodyRate != null) {
+            bodyRate.onBytes(length);
+        }
         if (expectedContentLength >= 0
                 && (contentReceived > expectedContentLength
                         || (endStream && contentReceived != expectedContentLength))) {
@@ -199,8 +210,29 @@ final class Http2Stream implements HttpStream {
         return demanding && !remoteClosed && failure == null;
     }
 
+    /**
+     * Under the lock: whether the handler reads a body that comes slower than the minimum rate (counting only the time
+     * it waited for content), so that its reads must fail with {@link #bodyRateFailure()}.
+     */
+    boolean isBodyTooSlow() {
+        return bodyRate != null && !remoteClosed && failure == null && !completed && bodyRate.isTooSlow();
+    }
+
+    /** @return the 408 of a body slower than the minimum rate */
+    HttpException bodyRateFailure() {
+        return bodyRate.failure();
+    }
+
+    /** Under the lock: whether the stream's reads failed with a timeout (a late or too slow body, answered 408). */
+    boolean isContentTimedOut() {
+        return failure instanceof HttpException;
+    }
+
     private boolean takeDemand() {
         if (demanding) {
+            if (bodyRate != null) {
+                bodyRate.onWaitOver();
+            }
             demanding = false;
             return true;
         }
@@ -240,6 +272,9 @@ final class Http2Stream implements HttpStream {
         try {
             now = !content.isEmpty() || failure != null || remoteClosed;
             if (!now) {
+                if (bodyRate != null) {
+                    bodyRate.onWaiting();
+                }
                 demanding = true;
             }
         } finally {

@@ -14,6 +14,7 @@ import dev.quarry.http.h2.Http2Messages;
 import dev.quarry.http.h2.RequestHead;
 import dev.quarry.io.EndPoint;
 import dev.quarry.server.Http2Config;
+import dev.quarry.server.internal.BodyDataRate;
 import dev.quarry.server.internal.Exchange;
 import dev.quarry.server.internal.Http2Upgrade;
 import dev.quarry.server.internal.ServerContext;
@@ -185,8 +186,13 @@ final class Http2StreamOpener {
             throw Http2Exception.stream(
                     streamId, ErrorCode.PROTOCOL_ERROR, "content-length " + head.contentLength() + " but no DATA");
         }
+        long minRate = context.config().minRequestBodyRate();
+        BodyDataRate bodyRate = minRate > 0 && !endStream ? new BodyDataRate(minRate) : null;
         lock.lock();
         try {
+            if (bodyRate != null) {
+                stream.bodyRate(bodyRate); // only a request with a body can be too slow to send it
+            }
             stream.exchange(exchange, head.contentLength());
             if (endStream) {
                 stream.onTrailers(null);
