@@ -88,8 +88,8 @@ final class StatusReport {
             pool.put("h2 file waits", server.statistics().fileResponsesWaited());
             pool.put(ServerStatus.HIGH_WATER_MARKS, Map.of("h2 held content KiB", h2.highWaterMark() / 1024));
             Map<String, Object> limits = new LinkedHashMap<>();
-            limits.put("h2 max held content KiB", h2.max() / 1024);
-            limits.put("h2 open files per connection", config.http2Config().maxOpenFiles());
+            limits.put("h2 max held KiB", h2.max() / 1024);
+            limits.put("h2 open files", config.http2Config().maxOpenFiles());
             pool.put(ServerStatus.LIMITS, limits);
         }
         sections.put("buffers", pool);

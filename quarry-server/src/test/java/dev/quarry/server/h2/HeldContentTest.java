@@ -181,7 +181,7 @@ class HeldContentTest extends Http2ServerTestSupport {
         assertEquals(1L, buffers.get("h2 streams reset"), buffers::toString);
         assertEquals(
                 2L * body / 1024,
-                ((Map<?, ?>) buffers.get(ServerStatus.LIMITS)).get("h2 max held content KiB"),
+                ((Map<?, ?>) buffers.get(ServerStatus.LIMITS)).get("h2 max held KiB"),
                 buffers::toString);
 
         // Once a handler is done with its content, bodies are welcome again.
