@@ -40,6 +40,9 @@ public final class Main {
               --host HOST             address to bind (default: all interfaces)
               --unix PATH             listen on a Unix-domain socket instead of TCP
               --idle-timeout SECONDS  close connections idle this long (default 30; also 500ms, 5m)
+              --proxy-protocol        accept a PROXY protocol v1/v2 header from the proxy in front
+                                      (haproxy send-proxy-v2, nginx proxy_protocol) on every listener:
+                                      its client address is the one logged and throttled
               --h2c on|off|only       also speak HTTP/2 cleartext on the same port (default on);
                                       only: HTTP/2 by prior knowledge only, no HTTP/1.1
               --virtual-threads on|off  run blocking handlers on virtual threads (default on)
@@ -77,6 +80,9 @@ public final class Main {
             "keystore-password",
             "access-log",
             "access-log-format");
+
+    /** The flags shared by the server commands. */
+    static final Set<String> SERVER_FLAGS = Set.of("proxy-protocol");
 
     private Main() {}
 
@@ -122,7 +128,7 @@ public final class Main {
                         out.print(PLAINTEXT_USAGE);
                         return 0;
                     }
-                    Options options = Options.parse(rest, SERVER_OPTIONS, Set.of());
+                    Options options = Options.parse(rest, SERVER_OPTIONS, SERVER_FLAGS);
                     Server server = serverBuilder(options)
                             .route("GET /plaintext", new PlaintextApp())
                             .build();
@@ -182,6 +188,9 @@ public final class Main {
             } else {
                 builder.http(port);
             }
+        }
+        if (options.flag("proxy-protocol")) {
+            builder.proxyProtocol(true);
         }
         https(options, builder);
         builder.h2c(!h2c.equals("off"));
@@ -272,6 +281,9 @@ public final class Main {
             builder.https(host, port, tls);
         } else {
             builder.https(port, tls);
+        }
+        if (options.flag("proxy-protocol")) {
+            builder.proxyProtocol(true);
         }
     }
 
