@@ -17,10 +17,13 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.net.SocketException;
 import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -101,6 +104,7 @@ class ProxyConnectionTest {
         if (!(address instanceof UnixDomainSocketAddress)) {
             client.setOption(StandardSocketOptions.TCP_NODELAY, true); // one segment per write
         }
+        client.configureBlocking(false); // so that every read waits on a selector, with a deadline
         return client;
     }
 
@@ -114,19 +118,30 @@ class ProxyConnectionTest {
     private static byte[] readExactly(SocketChannel client, int length) throws IOException {
         ByteBuffer buffer = ByteBuffer.allocate(length);
         while (buffer.hasRemaining()) {
-            if (client.read(buffer) < 0) {
+            if (readWithin(client, buffer) < 0) {
                 throw new IOException("EOF after " + buffer.position() + " of " + length + " bytes");
             }
         }
         return buffer.array();
     }
 
-    /** @return -1 once the server closed the connection (the client's read is bounded by the test's timeout) */
+    /** @return -1 once the server closed the connection; the bytes it sent instead, if it did not */
     private static int readEnd(SocketChannel client) throws IOException {
         try {
-            return client.read(ByteBuffer.allocate(64));
-        } catch (IOException x) {
+            return readWithin(client, ByteBuffer.allocate(64));
+        } catch (SocketException x) {
             return -1; // a reset is a close too
+        }
+    }
+
+    /** One read, once the channel is readable: failing after 10 s rather than hanging the test. */
+    private static int readWithin(SocketChannel client, ByteBuffer buffer) throws IOException {
+        try (Selector selector = Selector.open()) {
+            client.register(selector, SelectionKey.OP_READ);
+            if (selector.select(TimeUnit.SECONDS.toMillis(10)) == 0) {
+                throw new IOException("nothing to read within 10 s");
+            }
+            return client.read(buffer);
         }
     }
 

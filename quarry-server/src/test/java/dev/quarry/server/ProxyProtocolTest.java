@@ -14,9 +14,12 @@ import dev.quarry.server.test.ServerTestBase;
 import dev.quarry.server.test.TestCertificates;
 import dev.quarry.server.test.Transport;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -189,6 +192,65 @@ class ProxyProtocolTest extends ServerTestBase {
                 assertTrue(answer.endsWith("198.51.100.23:1234"), answer);
                 assertFalse(answer.contains("127.0.0.1"), answer);
             }
+        }
+    }
+
+    @Test
+    void overHttpsTheClientHelloMayArriveWithTheHeader() throws Exception {
+        TestCertificates certificates = TestCertificates.ec();
+        start(
+                Transport.TCP,
+                builder -> builder.https(
+                                "127.0.0.1", 0, tls -> tls.keyStore(certificates.keyStore(), TestCertificates.PASSWORD))
+                        .proxyProtocol(true)
+                        .route("GET /who", WHO));
+        int port = server.connectors().get(1).localPort();
+        byte[] header = v2Tcp4(new int[] {198, 51, 100, 24}, 4321);
+        try (ServerSocket relay = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+            Thread relaying = Thread.ofVirtual().start(() -> relayOnce(relay, port, header));
+            try (SSLSocket tls = (SSLSocket)
+                    certificates.clientContext().getSocketFactory().createSocket("127.0.0.1", relay.getLocalPort())) {
+                tls.setSoTimeout((int) WAIT.toMillis());
+                tls.getOutputStream()
+                        .write("GET /who HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+                                .getBytes(StandardCharsets.US_ASCII));
+                String answer = new String(tls.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+                assertTrue(answer.startsWith("HTTP/1.1 200"), answer);
+                assertTrue(answer.endsWith("198.51.100.24:4321"), answer);
+            }
+            assertTrue(relaying.join(WAIT), "the relay ended");
+        }
+    }
+
+    /**
+     * Relays one connection to the server as a proxy in TCP mode would, with the header and the client's first bytes
+     * (its TLS ClientHello) in one write: one segment, which the server reads in one go.
+     */
+    private static void relayOnce(ServerSocket relay, int port, byte[] header) {
+        try (Socket client = relay.accept();
+                Socket upstream = new Socket("127.0.0.1", port)) {
+            byte[] first = new byte[16 * 1024];
+            int count = client.getInputStream().read(first);
+            byte[] both = new byte[header.length + count];
+            System.arraycopy(header, 0, both, 0, header.length);
+            System.arraycopy(first, 0, both, header.length, count);
+            upstream.getOutputStream().write(both);
+            Thread back = Thread.ofVirtual().start(() -> {
+                try {
+                    upstream.getInputStream().transferTo(client.getOutputStream());
+                    client.shutdownOutput();
+                } catch (IOException x) {
+                    // the client closed first: nothing left to relay
+                }
+            });
+            try {
+                client.getInputStream().transferTo(upstream.getOutputStream());
+            } catch (IOException x) {
+                // the server closed first
+            }
+            back.join(WAIT);
+        } catch (IOException | InterruptedException x) {
+            throw new AssertionError("relay failed", x);
         }
     }
 }
