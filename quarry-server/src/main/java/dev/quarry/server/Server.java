@@ -255,6 +255,13 @@ public final class Server implements Dumpable {
         return first instanceof TlsConnectionFactory;
     }
 
+    /** @return the connector's PROXY protocol factory, if it accepts the PROXY protocol */
+    static Optional<ProxyConnectionFactory> proxyFactory(ServerConnector connector) {
+        return connector.config().connectionFactories().get(0) instanceof ProxyConnectionFactory proxy
+                ? Optional.of(proxy)
+                : Optional.empty();
+    }
+
     /**
      * @return what a connector serves, e.g. {@code http/1.1 (h2c) on 0.0.0.0:8080}, or {@code https (h2, http/1.1) on
      *     0.0.0.0:8443} for TLS, whose protocols in parentheses are those ALPN may choose

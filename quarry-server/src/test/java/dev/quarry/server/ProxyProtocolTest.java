@@ -121,6 +121,14 @@ class ProxyProtocolTest extends ServerTestBase {
                     log::describe);
             assertEquals(java.util.List.of(), log.warnings(), log::describe);
             assertServedNormally(CLIENT_V1 + GET);
+            java.util.Map<?, ?> connector = (java.util.Map<?, ?>)
+                    ((java.util.List<?>) server.status().sections().get("connectors")).get(0);
+            assertEquals(1L, connector.get("proxy headers rejected"), connector::toString);
+            assertEquals(1L, connector.get("proxy headers"), connector::toString);
+            assertTrue(
+                    server.metrics()
+                            .contains("quarry_proxy_headers_total{connector=\"test-0\",result=\"rejected\"} 1\n"),
+                    server::metrics);
         }
     }
 
