@@ -2,6 +2,7 @@ package dev.quarry.server;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.quarry.server.handlers.Throttle;
@@ -98,6 +99,13 @@ class ProxyProtocolTest extends ServerTestBase {
         RawClient client = connect();
         assertEquals(
                 describe(client.localAddress()), client.send(GET).readResponse().text());
+    }
+
+    @Test
+    void theOptionNeedsAListenerToApplyTo() {
+        IllegalStateException x =
+                assertThrows(IllegalStateException.class, () -> Server.builder().proxyProtocol(true));
+        assertTrue(x.getMessage().contains("call http(...), https(...) or unix(...) first"), x.getMessage());
     }
 
     @Test
