@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Runs the h2spec conformance suite (RFC 9113 and RFC 7541) against Quarry over h2c.
+# Runs the h2spec conformance suite (RFC 9113 and RFC 7541) against Quarry, in clear text and over TLS.
 #   conformance/h2spec/run.sh            # installs h2spec with Go if it is missing
-# Two runs: an HTTP/2-only listener (prior knowledge; every case must pass) and the default shared
-# HTTP/1.1 + h2c port (for information: a garbage preface there is answered as HTTP/1.1, by design).
-# Exit status: 0 if every case passed on the HTTP/2-only listener; 1 if not; 3 if h2spec is unavailable.
+# Three runs: an HTTP/2-only listener (prior knowledge; every case must pass), the HTTPS port (h2 by ALPN,
+# `h2spec -t -k`, the development certificate; every case must pass) and the default shared HTTP/1.1 + h2c port
+# (for information: a garbage preface there is answered as HTTP/1.1, by design).
+# Exit status: 0 if every case passed on the HTTP/2-only listener and over TLS; 1 if not; 3 if h2spec is unavailable.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -34,13 +35,16 @@ trap cleanup EXIT
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 
-start() { # start <port> <h2c mode> -> waits until it answers
-    local port=$1 mode=$2 log
+start() { # start <port> <h2c mode> [<started line> <more options>...] -> waits until it logs that line
+    local port=$1 mode=$2 started=${3:-Started} log
+    shift 2
+    shift $(($# > 0 ? 1 : 0))
     log=$(mktemp /tmp/quarry-h2spec.XXXXXX)
-    "$root/quarry" plaintext --host 127.0.0.1 --port "$port" --h2c "$mode" >"$log" 2>&1 &
+    "$root/quarry" plaintext --host 127.0.0.1 --port "$port" --h2c "$mode" "$@" >"$log" 2>&1 &
     pids+=($!)
-    for _ in $(seq 100); do
-        if grep -q "Started" "$log"; then return 0; fi
+    # Up to 30 s: the first HTTPS run makes the development certificate with keytool.
+    for _ in $(seq 300); do
+        if grep -q "$started" "$log"; then return 0; fi
         sleep 0.1
     done
     echo "Quarry did not start: $(cat "$log")" >&2
@@ -56,6 +60,17 @@ if ! timeout 300 "$h2spec" -h 127.0.0.1 -p "$only_port" -P /plaintext -o 3 > /tm
 fi
 sed -n '/^Failures:/,$p' /tmp/h2spec-only.txt
 tail -n 1 /tmp/h2spec-only.txt
+
+# Over TLS: h2 chosen by ALPN on the HTTPS port (the plain port beside it is not tested here).
+plain_port=$(free_port)
+tls_port=$(free_port)
+start "$plain_port" on "Started https" --https-port "$tls_port"
+echo "== h2spec over TLS (h2 by ALPN, -t -k)"
+if ! timeout 300 "$h2spec" -t -k -h 127.0.0.1 -p "$tls_port" -P /plaintext -o 3 > /tmp/h2spec-tls.txt 2>&1; then
+    status=1
+fi
+sed -n '/^Failures:/,$p' /tmp/h2spec-tls.txt
+tail -n 1 /tmp/h2spec-tls.txt
 
 mixed_port=$(free_port)
 start "$mixed_port" on

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # quarry-bench/run.sh h2: the plaintext endpoint over h2c (HTTP/2 without TLS, prior knowledge), Quarry against
-# Jetty 12, Netty 4 (NIO), Undertow 2.3, Helidon 4 SE and nginx, driven by h2load.
+# Jetty 12, Netty 4 (NIO and native epoll), Vert.x 5 (epoll), Undertow 2.3, Helidon 4 SE and nginx, driven by h2load.
 #
 # Each server in turn runs pinned to one core (SERVER_CPU, default 0) and h2load drives it from the other
 # (CLIENT_CPU, default 1) with one thread: after a warm-up, two measured runs, 16 connections x 32 concurrent
@@ -15,11 +15,11 @@
 #
 # Every peer speaks h2c with prior knowledge on the same port as HTTP/1.1 (and by Upgrade too: see the peers
 # module); nginx (1.22 from apt) can only do h2c with prior knowledge on a port that then speaks nothing else, so it
-# gets "listen ... http2" here. Ends with GOAL lines h2.<row>.vs-jetty (target 1.00) and
-# h2.<row>.vs-jetty-moonshot (1.30), and INFO lines (Netty, nginx, CPU per request).
+# gets "listen ... http2" here. Ends with GOAL lines h2.<row>.vs-jetty, .vs-netty-epoll and .vs-vertx (target 1.00:
+# the fastest JVM peers), h2.<row>.vs-jetty-moonshot (1.30), and INFO lines (Netty NIO, nginx, CPU per request).
 #
 # Environment: DURATION (s per measured run, default 15), WARMUP (s, default 10), SERVERS (default
-# "quarry jetty netty undertow helidon nginx"), QUARRY_BENCH_QUICK=1 (3 s runs), and the knobs of lib/common.sh.
+# "quarry jetty netty netty-epoll vertx undertow helidon nginx"), QUARRY_BENCH_QUICK=1 (3 s runs), and the knobs of lib/common.sh.
 set -euo pipefail
 QB_SCENARIO=h2
 # shellcheck source=lib/common.sh
@@ -32,7 +32,7 @@ else
     DURATION=${DURATION:-15}
     WARMUP=${WARMUP:-10}
 fi
-SERVERS=${SERVERS:-quarry jetty netty undertow helidon nginx}
+SERVERS=${SERVERS:-quarry jetty netty netty-epoll vertx undertow helidon nginx}
 SCENARIOS=(c16-m32 c64-m100)
 
 qb_require h2load nginx curl taskset ss
@@ -164,6 +164,8 @@ echo
 for scenario in "${SCENARIOS[@]}"; do
     qb_goal "h2.$scenario.vs-jetty" "${RPS[quarry/$scenario]:-0}" "${RPS[jetty/$scenario]:-0}" 1.00
     qb_goal "h2.$scenario.vs-jetty-moonshot" "${RPS[quarry/$scenario]:-0}" "${RPS[jetty/$scenario]:-0}" 1.30
+    qb_goal "h2.$scenario.vs-netty-epoll" "${RPS[quarry/$scenario]:-0}" "${RPS[netty-epoll/$scenario]:-0}" 1.00
+    qb_goal "h2.$scenario.vs-vertx" "${RPS[quarry/$scenario]:-0}" "${RPS[vertx/$scenario]:-0}" 1.00
 done
 # Against another checkout in the same run (SERVERS="quarry-baseline quarry ..." with QUARRY_BASELINE set).
 for scenario in "${SCENARIOS[@]}"; do
@@ -177,4 +179,7 @@ for scenario in "${SCENARIOS[@]}"; do
     qb_info "h2.$scenario.vs-netty" "${RPS[quarry/$scenario]:-0}" "${RPS[netty/$scenario]:-0}"
     qb_info "h2.$scenario.vs-nginx" "${RPS[quarry/$scenario]:-0}" "${RPS[nginx/$scenario]:-0}"
     qb_info "h2.$scenario.cpu-per-request.vs-jetty" "${CPUREQ[jetty/$scenario]:-0}" "${CPUREQ[quarry/$scenario]:-0}"
+    qb_info "h2.$scenario.cpu-per-request.vs-netty-epoll" "${CPUREQ[netty-epoll/$scenario]:-0}" \
+        "${CPUREQ[quarry/$scenario]:-0}"
+    qb_info "h2.$scenario.cpu-per-request.vs-vertx" "${CPUREQ[vertx/$scenario]:-0}" "${CPUREQ[quarry/$scenario]:-0}"
 done

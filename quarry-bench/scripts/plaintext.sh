@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# quarry-bench/run.sh plaintext: the TechEmpower plaintext test, Quarry against Jetty 12, Netty 4 (NIO; epoll for
-# information), Undertow 2.3, Helidon 4 SE and nginx.
+# quarry-bench/run.sh plaintext: the TechEmpower plaintext test, Quarry against Jetty 12, Netty 4 (NIO and native
+# epoll), Vert.x 5 (epoll), Undertow 2.3, Helidon 4 SE and nginx.
 #
 # Each server in turn runs pinned to one core (SERVER_CPU, default 0) and wrk drives it from the other
 # (CLIENT_CPU, default 1) with TechEmpower's headers: a warm-up, then three measured runs -- 64 and 256
@@ -8,11 +8,11 @@
 # (socket errors + non-2xx), p99 latency, the server's CPU seconds and CPU microseconds per request (from
 # /proc/PID/stat over the measured run: this machine is noisy, and CPU per request varies much less than req/s),
 # instructions per request when perf can count them (not on most VMs), and the server's peak RSS (VmHWM).
-# Ends with GOAL lines (Quarry over Jetty and over Netty NIO, target 1.00; over Jetty, moonshot 1.20) and INFO
-# lines (ratios to nginx and of CPU per request).
+# Ends with GOAL lines (Quarry over Jetty, Netty NIO, Netty epoll and Vert.x, target 1.00; over Jetty, moonshot
+# 1.20) and INFO lines (ratios to nginx and of CPU per request).
 #
 # Environment: DURATION (s per measured run, default 15), WARMUP (s, default 10), WRK_THREADS (default 1),
-# SERVERS (default "quarry jetty netty netty-epoll undertow helidon nginx"), QUARRY_BENCH_QUICK=1 (3 s runs), and
+# SERVERS (default "quarry jetty netty netty-epoll vertx undertow helidon nginx"), QUARRY_BENCH_QUICK=1 (3 s runs), and
 # the knobs of lib/common.sh (JVM flags, cores, ports).
 set -euo pipefail
 QB_SCENARIO=plaintext
@@ -29,7 +29,7 @@ else
     SHAPE_WARMUP=2
 fi
 WRK_THREADS=${WRK_THREADS:-1}
-SERVERS=${SERVERS:-quarry jetty netty netty-epoll undertow helidon nginx}
+SERVERS=${SERVERS:-quarry jetty netty netty-epoll vertx undertow helidon nginx}
 SCENARIOS=(c64 c256 c256-pipeline16)
 
 qb_require wrk nginx curl taskset ss
@@ -127,15 +127,14 @@ done
 label() {
     case $1 in
         netty) echo "netty (nio)" ;;
-        netty-epoll) echo "netty-epoll*" ;;
         nginx) echo "nginx*" ;;
         *) echo "$1" ;;
     esac
 }
 
 qb_print_table 17
-echo "* for information, not in the goals: the goals compare with Netty on its NIO transport (the JDK's, as Quarry's"
-echo "  and Jetty's). p99: wrk's, corrected by wrk for coordinated omission; per batch of 16 in the pipelined row."
+echo "* for information, not in the goals. p99: wrk's, corrected by wrk for coordinated omission; per batch of 16 in"
+echo "  the pipelined row."
 echo "  peak RSS: the server's VmHWM since its start."
 for key in "${!ERR[@]}"; do
     if [ "${ERR[$key]}" -gt 0 ]; then
@@ -149,6 +148,8 @@ for scenario in "${SCENARIOS[@]}"; do
     qb_goal "plaintext.$scenario.vs-jetty" "$ours" "${RPS[jetty/$scenario]:-0}" 1.00
     qb_goal "plaintext.$scenario.vs-netty" "$ours" "${RPS[netty/$scenario]:-0}" 1.00
     qb_goal "plaintext.$scenario.vs-jetty-moonshot" "$ours" "${RPS[jetty/$scenario]:-0}" 1.20
+    qb_goal "plaintext.$scenario.vs-netty-epoll" "$ours" "${RPS[netty-epoll/$scenario]:-0}" 1.00
+    qb_goal "plaintext.$scenario.vs-vertx" "$ours" "${RPS[vertx/$scenario]:-0}" 1.00
 done
 # Against another checkout in the same run (SERVERS="quarry-baseline quarry ..." with QUARRY_BASELINE set).
 for scenario in "${SCENARIOS[@]}"; do
@@ -165,4 +166,7 @@ done
 for scenario in "${SCENARIOS[@]}"; do
     qb_info "plaintext.$scenario.cpu-per-request.vs-jetty" "${CPUREQ[jetty/$scenario]:-0}" "${CPUREQ[quarry/$scenario]:-0}"
     qb_info "plaintext.$scenario.cpu-per-request.vs-netty" "${CPUREQ[netty/$scenario]:-0}" "${CPUREQ[quarry/$scenario]:-0}"
+    qb_info "plaintext.$scenario.cpu-per-request.vs-netty-epoll" "${CPUREQ[netty-epoll/$scenario]:-0}" \
+        "${CPUREQ[quarry/$scenario]:-0}"
+    qb_info "plaintext.$scenario.cpu-per-request.vs-vertx" "${CPUREQ[vertx/$scenario]:-0}" "${CPUREQ[quarry/$scenario]:-0}"
 done

@@ -185,7 +185,7 @@ qb_header() {
     echo "pinning:  server on core $QB_SERVER_CPU, load generator on core $QB_CLIENT_CPU (taskset)"
     echo "java:     $("$JAVA_HOME/bin/java" -version 2>&1 | head -n1) ($JAVA_HOME)"
     echo "jvm flags (every Java server): $QB_JVM_FLAGS"
-    echo "versions: jetty $(qb_pom_property jetty.version), netty $(qb_pom_property netty.version), undertow $(qb_pom_property undertow.version), helidon $(qb_pom_property helidon.version), $(nginx -v 2>&1 | sed 's/^nginx version: //')"
+    echo "versions: jetty $(qb_pom_property jetty.version), netty $(qb_pom_property netty.version), vert.x $(qb_pom_property vertx.version), undertow $(qb_pom_property undertow.version), helidon $(qb_pom_property helidon.version), $(nginx -v 2>&1 | sed 's/^nginx version: //')"
 }
 
 qb_pom_property() { sed -n "s|.*<$1>\(.*\)</$1>.*|\1|p" "$QB_ROOT/pom.xml" | head -n1; }
@@ -210,12 +210,14 @@ qb_start_server() {
         return 1
     fi
     case $name in
-        quarry | quarry-baseline)
+        quarry | quarry-baseline | quarry-blocking)
             # quarry-baseline: the ./quarry of another checkout (QUARRY_BASELINE=/path/to/it/quarry), to compare a change
-            # with the code before it in the same run.
+            # with the code before it in the same run. quarry-blocking: the same app as a blocking Handler
+            # (--blocking: send(String) on a virtual thread).
             # QUARRY_PLAINTEXT_ARGS: extra options for quarry alone (e.g. --access-log FILE to measure its cost).
             local launcher=$QB_QUARRY extra=${QUARRY_PLAINTEXT_ARGS:-}
             [ "$name" = quarry-baseline ] && launcher=${QUARRY_BASELINE:-} && extra=
+            [ "$name" = quarry-blocking ] && extra="--blocking $extra"
             if [ -z "$launcher" ] || [ ! -x "$launcher" ]; then
                 QB_SKIP_REASON="${launcher:-QUARRY_BASELINE} not present"
                 return 1

@@ -3,6 +3,7 @@ package dev.quarry.cli;
 import dev.quarry.server.AccessLog;
 import dev.quarry.server.Server;
 import dev.quarry.server.ServerBuilder;
+import dev.quarry.server.handlers.ThrottleLimits;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,6 +23,8 @@ public final class Main {
               serve       serve a directory, or the demo site without one (./quarry serve --help)
               plaintext   the TechEmpower plaintext app: GET /plaintext answers "Hello, World!"
                           (HTTP/1.1 and h2c on one port; used by quarry-bench/run.sh plaintext and h2)
+              get         send one request with Quarry's client, curl-like (./quarry get --help)
+              load        a load generator on Quarry's client: req/s, errors, latency percentiles
 
             Options:
               -h, --help      this help; 'quarry <command> --help' shows the options of a command
@@ -52,13 +55,24 @@ public final class Main {
                                       (default: half of ulimit -n beyond 256; 0: no cap)
               --header-timeout DURATION  a request head must arrive within this once begun,
                                       else 408 (default 15s)
+              --min-body-rate RATE    a request body must arrive at least this fast while the handler
+                                      waits for it (e.g. 1k = 1000 bytes/s), else 408 (default: none)
               --https-port N          also serve HTTPS on port N: h2 and http/1.1 by ALPN
-              --cert FILE --key FILE  its certificate chain and PKCS#8 key (PEM, as nginx takes them)
-              --keystore FILE         or a PKCS#12 keystore (--keystore-password PW, default empty);
-                                      neither: a development certificate for localhost, made on
-                                      first use in ~/.quarry/dev-cert.p12 (browsers warn about it)
+              --cert FILE --key FILE  its certificate chain and PKCS#8 key (PEM, as nginx takes them);
+                                      repeat both for more certificates, chosen by SNI (the first
+                                      is the default)
+              --keystore FILE         or PKCS#12 keystores, every key entry a certificate (repeatable;
+                                      --keystore-password PW, default empty); neither: a development
+                                      certificate for localhost, made on first use in
+                                      ~/.quarry/dev-cert.p12 (browsers warn about it)
+              --require-sni           refuse TLS clients that name no host, or one no certificate has
+              --watch-certs DURATION  reload the certificate files when they change, looking this
+                                      often (e.g. 1m); open connections keep their certificate
+              --redirect-https        answer every plain-HTTP request with 308 to the HTTPS port
               --access-log FILE|-     log every request to FILE (appended), or to standard output with -
               --access-log-format combined|json  NCSA combined (default) or JSON lines
+              --blocking              answer with a blocking Handler (send(String), on a virtual thread
+                                      unless --virtual-threads off) instead of the asynchronous one
               -h, --help              this help
             """;
 
@@ -73,16 +87,21 @@ public final class Main {
             "selectors",
             "max-connections",
             "header-timeout",
+            "min-body-rate",
             "https-port",
             "cert",
             "key",
             "keystore",
             "keystore-password",
+            "watch-certs",
             "access-log",
             "access-log-format");
 
-    /** The flags shared by the server commands. */
-    static final Set<String> SERVER_FLAGS = Set.of("proxy-protocol");
+    /** The flags (options without a value) shared by the server commands. */
+    static final Set<String> SERVER_FLAGS = Set.of("require-sni", "redirect-https", "proxy-protocol");
+
+    /** {@code plaintext}'s flags: the server's, and {@code --blocking}. */
+    static final Set<String> PLAINTEXT_FLAGS = Set.of("require-sni", "redirect-https", "proxy-protocol", "blocking");
 
     private Main() {}
 
@@ -128,12 +147,34 @@ public final class Main {
                         out.print(PLAINTEXT_USAGE);
                         return 0;
                     }
-                    Options options = Options.parse(rest, SERVER_OPTIONS, SERVER_FLAGS);
-                    Server server = serverBuilder(options)
-                            .route("GET /plaintext", new PlaintextApp())
-                            .build();
-                    runUntilStopped(server, "Serving the plaintext app: GET /plaintext");
+                    Options options = Options.parse(rest, SERVER_OPTIONS, PLAINTEXT_FLAGS);
+                    ServerBuilder builder = serverBuilder(options);
+                    if (options.flag("blocking")) {
+                        builder.route("GET /plaintext", new BlockingPlaintextApp());
+                    } else {
+                        builder.route("GET /plaintext", new PlaintextApp());
+                    }
+                    runUntilStopped(
+                            builder.build(),
+                            "Serving the plaintext app: GET /plaintext"
+                                    + (options.flag("blocking") ? " (a blocking handler)" : ""));
                     return 0;
+                }
+                case "get" -> {
+                    if (Options.wantsHelp(rest)) {
+                        out.print(GetCommand.USAGE);
+                        return 0;
+                    }
+                    List<String> expanded = GetCommand.expandShortOptions(rest);
+                    return GetCommand.run(Options.parse(expanded, GetCommand.OPTIONS, GetCommand.FLAGS), out, err);
+                }
+                case "load" -> {
+                    if (Options.wantsHelp(rest)) {
+                        out.print(LoadCommand.USAGE);
+                        return 0;
+                    }
+                    List<String> expanded = LoadCommand.expandShortOptions(rest);
+                    return LoadCommand.run(Options.parse(expanded, LoadCommand.OPTIONS, LoadCommand.FLAGS), out, err);
                 }
                 default -> {
                     err.println("quarry: unknown command '" + command + "'");
@@ -208,8 +249,21 @@ public final class Main {
         if (options.string("header-timeout").isPresent()) {
             builder.headerTimeout(options.duration("header-timeout", Duration.ofSeconds(15)));
         }
+        if (options.string("min-body-rate").isPresent()) {
+            builder.minRequestBodyRate(
+                    minBodyRate(options.string("min-body-rate").get()));
+        }
         accessLog(options).ifPresent(builder::accessLog);
         return builder;
+    }
+
+    /** {@code --min-body-rate RATE}: bytes per second, with the units of the throttle's rates; 0 or off for none. */
+    static long minBodyRate(String value) {
+        try {
+            return ThrottleLimits.parseRate(value);
+        } catch (IllegalArgumentException x) {
+            throw new Options.UsageException("--min-body-rate: " + x.getMessage());
+        }
     }
 
     /** {@code --access-log FILE|-} and {@code --access-log-format combined|json}. */
@@ -236,42 +290,58 @@ public final class Main {
     }
 
     /**
-     * {@code --https-port N} with {@code --cert FILE --key FILE} (PEM), {@code --keystore FILE
-     * [--keystore-password PW]} (PKCS#12), or neither: a development certificate for localhost ({@link
-     * DevCertificate}). The HTTPS listener binds the same host as the plain one.
+     * {@code --https-port N} with {@code --cert FILE --key FILE} (PEM, repeatable), {@code --keystore FILE
+     * [--keystore-password PW]} (PKCS#12, repeatable), or neither: a development certificate for localhost ({@link
+     * DevCertificate}); {@code --require-sni}, {@code --watch-certs DURATION} and {@code --redirect-https}. The HTTPS
+     * listener binds the same host as the plain one.
      */
     private static void https(Options options, ServerBuilder builder) {
-        boolean pem =
-                options.string("cert").isPresent() || options.string("key").isPresent();
-        boolean keystore = options.string("keystore").isPresent();
+        List<String> certs = options.all("cert");
+        List<String> keys = options.all("key");
+        List<String> keystores = options.all("keystore");
+        boolean pem = !certs.isEmpty() || !keys.isEmpty();
+        boolean keystore = !keystores.isEmpty();
         if (options.string("https-port").isEmpty()) {
-            if (pem || keystore || options.string("keystore-password").isPresent()) {
-                throw new Options.UsageException("--cert, --key and --keystore need --https-port N");
+            if (pem
+                    || keystore
+                    || options.string("keystore-password").isPresent()
+                    || options.flag("require-sni")
+                    || options.string("watch-certs").isPresent()
+                    || options.flag("redirect-https")) {
+                throw new Options.UsageException(
+                        "--cert, --key, --keystore, --require-sni, --watch-certs and --redirect-https need"
+                                + " --https-port N");
             }
             return;
         }
         if (pem && keystore) {
             throw new Options.UsageException("give --cert and --key, or --keystore, not both");
         }
-        if (pem && (options.string("cert").isEmpty() || options.string("key").isEmpty())) {
-            throw new Options.UsageException("--cert FILE and --key FILE go together (PEM chain and PKCS#8 key)");
+        if (certs.size() != keys.size()) {
+            throw new Options.UsageException("--cert FILE and --key FILE go together (PEM chain and PKCS#8 key), one"
+                    + " --key per --cert: " + certs.size() + " --cert, " + keys.size() + " --key");
         }
         int port = options.integer("https-port", 8443, 0, 65535);
-        Path store = keystore ? Path.of(options.string("keystore").get()) : null;
         String password = options.string("keystore-password").orElse(keystore ? "" : DevCertificate.PASSWORD);
+        List<Path> stores = keystores.stream().map(Path::of).toList();
         if (!pem && !keystore) {
-            store = DevCertificate.ensure();
+            stores = List.of(DevCertificate.ensure());
         }
-        Path keyStore = store;
+        List<Path> keyStores = stores;
+        boolean requireSni = options.flag("require-sni");
+        java.util.Optional<Duration> watch = options.string("watch-certs").isPresent()
+                ? java.util.Optional.of(options.duration("watch-certs", Duration.ofMinutes(1)))
+                : java.util.Optional.empty();
         java.util.function.Consumer<dev.quarry.server.TlsConfig.Builder> tls = config -> {
             try {
-                if (pem) {
-                    config.pem(
-                            Path.of(options.string("cert").get()),
-                            Path.of(options.string("key").get()));
-                } else {
-                    config.keyStore(keyStore, password);
+                for (int i = 0; i < certs.size(); i++) {
+                    config.pem(Path.of(certs.get(i)), Path.of(keys.get(i)));
                 }
+                for (Path store : keyStores) {
+                    config.keyStore(store, password);
+                }
+                config.requireSni(requireSni);
+                watch.ifPresent(config::watch);
             } catch (RuntimeException x) {
                 throw new Options.UsageException("HTTPS: " + x.getMessage());
             }
@@ -284,6 +354,9 @@ public final class Main {
         }
         if (options.flag("proxy-protocol")) {
             builder.proxyProtocol(true);
+        }
+        if (options.flag("redirect-https")) {
+            builder.redirectToHttps();
         }
     }
 

@@ -102,6 +102,11 @@ final class Options {
         return all;
     }
 
+    /** @return every value given to a repeatable option, in order, as given (file names may hold commas) */
+    List<String> all(String name) {
+        return List.copyOf(repeated.getOrDefault(name, List.of()));
+    }
+
     int integer(String name, int defaultValue, int min, int max) {
         String value = values.get(name);
         if (value == null) {

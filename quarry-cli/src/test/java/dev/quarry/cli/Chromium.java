@@ -56,9 +56,9 @@ final class Chromium implements AutoCloseable {
         return Files.isExecutable(candidate) ? Optional.of(candidate) : Optional.empty();
     }
 
-    private Chromium(Path binary, Duration startTimeout) throws IOException {
+    private Chromium(Path binary, Duration startTimeout, List<String> options) throws IOException {
         profile = Files.createTempDirectory("quarry-chromium-");
-        List<String> command = List.of(
+        List<String> command = new java.util.ArrayList<>(List.of(
                 binary.toString(),
                 "--headless",
                 "--no-sandbox",
@@ -70,8 +70,9 @@ final class Chromium implements AutoCloseable {
                 "--disable-sync",
                 "--user-data-dir=" + profile,
                 "--remote-debugging-port=0",
-                "--window-size=1280,900",
-                "about:blank");
+                "--window-size=1280,900"));
+        command.addAll(options);
+        command.add("about:blank");
         process = new ProcessBuilder(command)
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD)
                 .start();
@@ -101,7 +102,20 @@ final class Chromium implements AutoCloseable {
      * @throws IOException if it cannot be started or does not announce its endpoint in time
      */
     static Chromium start(Path binary, Duration startTimeout) throws IOException {
-        return new Chromium(binary, startTimeout);
+        return new Chromium(binary, startTimeout, List.of());
+    }
+
+    /**
+     * Starts Chromium with more command-line options and waits until it says where DevTools listens.
+     *
+     * @param binary the executable
+     * @param startTimeout how long to wait for the DevTools endpoint
+     * @param options more options, e.g. {@code --ignore-certificate-errors}
+     * @return the running browser
+     * @throws IOException if it cannot be started or does not announce its endpoint in time
+     */
+    static Chromium start(Path binary, Duration startTimeout, List<String> options) throws IOException {
+        return new Chromium(binary, startTimeout, List.copyOf(options));
     }
 
     private void drain(CompletableFuture<URI> endpoint) {

@@ -4,12 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.nio.channels.ServerSocketChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -23,23 +20,14 @@ class MainTest {
     @TempDir
     Path dir;
 
-    /** One run of the command: its exit status and what it printed. */
-    private record Run(int status, String out, String err) {}
-
-    private static Run run(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int status = Main.run(
-                List.of(args),
-                new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
-        return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    private static CliRun run(String... args) {
+        return CliRun.of(args);
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"--version", "-V", "version"})
     void versionPrintsQuarrysVersionFromTheBuildAndTheRuntime(String flag) {
-        Run run = run(flag);
+        CliRun run = run(flag);
 
         assertEquals(0, run.status());
         String firstLine = run.out().lines().findFirst().orElseThrow();
@@ -51,7 +39,7 @@ class MainTest {
     @ParameterizedTest
     @CsvSource({"serve, -h", "serve, --help", "plaintext, -h", "plaintext, --help"})
     void everySubcommandShowsItsHelpForDashHAndDashDashHelp(String command, String flag) {
-        Run run = run(command, flag);
+        CliRun run = run(command, flag);
 
         assertEquals(0, run.status(), run.err());
         assertTrue(run.out().startsWith("Usage: quarry " + command), run.out());
@@ -60,7 +48,7 @@ class MainTest {
 
     @Test
     void helpWinsOverADirectoryAndOtherOptions() {
-        Run run = run("serve", dir.toString(), "--port", "0", "-h");
+        CliRun run = run("serve", dir.toString(), "--port", "0", "-h");
 
         assertEquals(0, run.status(), run.err());
         assertTrue(run.out().startsWith("Usage: quarry serve"), run.out());
@@ -69,7 +57,7 @@ class MainTest {
     @ParameterizedTest
     @ValueSource(strings = {"-h", "--help", "help"})
     void topLevelHelpListsTheCommandsAndTheVersionOption(String flag) {
-        Run run = run(flag);
+        CliRun run = run(flag);
 
         assertEquals(0, run.status());
         assertTrue(run.out().contains("serve") && run.out().contains("-V, --version"), run.out());
@@ -77,7 +65,7 @@ class MainTest {
 
     @Test
     void aShortOptionIsAnUnknownOptionNotADirectory() {
-        Run run = run("serve", "-p", "8080");
+        CliRun run = run("serve", "-p", "8080");
 
         assertEquals(2, run.status());
         assertTrue(run.err().contains("unknown option -p"), run.err());
@@ -86,7 +74,7 @@ class MainTest {
     @Test
     void anUnresolvableHostIsNamedInsteadOfAnExceptionClass() {
         // .invalid never resolves (RFC 6761 6.4).
-        Run run = run("serve", dir.toString(), "--host", "no-such-host.invalid", "--port", "0", "--jmx", "off");
+        CliRun run = run("serve", dir.toString(), "--host", "no-such-host.invalid", "--port", "0", "--jmx", "off");
 
         assertEquals(1, run.status());
         assertEquals(
@@ -100,7 +88,7 @@ class MainTest {
             busy.bind(new InetSocketAddress("127.0.0.1", 0));
             int port = ((InetSocketAddress) busy.getLocalAddress()).getPort();
 
-            Run run =
+            CliRun run =
                     run("serve", dir.toString(), "--host", "127.0.0.1", "--port", String.valueOf(port), "--jmx", "off");
 
             assertEquals(1, run.status());
@@ -115,7 +103,7 @@ class MainTest {
             busy.bind(new InetSocketAddress(0));
             int port = ((InetSocketAddress) busy.getLocalAddress()).getPort();
 
-            Run run = run("serve", dir.toString(), "--port", String.valueOf(port), "--jmx", "off");
+            CliRun run = run("serve", dir.toString(), "--port", String.valueOf(port), "--jmx", "off");
 
             assertEquals(1, run.status());
             String address = "0.0.0.0:" + port;

@@ -2,13 +2,18 @@ package dev.quarry.client;
 
 import dev.quarry.core.pool.Pool;
 import dev.quarry.core.timer.Timeout;
+import dev.quarry.io.EndPoint;
 import dev.quarry.io.SelectorManager;
+import dev.quarry.io.TlsConnection;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.net.SocketTimeoutException;
+import java.net.UnixDomainSocketAddress;
 import java.net.UnknownHostException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedDeque;
@@ -16,6 +21,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import javax.net.ssl.SSLHandshakeException;
 
 /**
  * Everything the client keeps for one origin: a bounded queue of exchanges waiting for a connection, in front of a
@@ -142,8 +148,11 @@ final class Destination {
 
     private void connect(Pool.Entry<HttpConnection> entry) {
         client.executor().execute(() -> {
-            InetSocketAddress address = new InetSocketAddress(origin.host(), origin.port());
-            if (address.isUnresolved()) {
+            Path unix = client.unixDomainSocket();
+            SocketAddress address = unix != null
+                    ? UnixDomainSocketAddress.of(unix)
+                    : new InetSocketAddress(origin.host(), origin.port());
+            if (address instanceof InetSocketAddress inet && inet.isUnresolved()) {
                 connectFailed(entry, new UnknownHostException("cannot resolve host '" + origin.host() + "'"));
                 return;
             }
@@ -152,27 +161,82 @@ final class Destination {
                     .connect(
                             address,
                             endPoint -> {
-                                attempt.done();
-                                return new HttpConnection(endPoint, this, client, entry);
+                                if (!origin.isSecure()) {
+                                    attempt.done();
+                                    return new HttpConnection(endPoint, this, client, entry);
+                                }
+                                // The connect timeout covers the handshake too: done once it completed.
+                                attempt.handshaking(endPoint);
+                                return new TlsConnection(
+                                        endPoint,
+                                        client.tls().newEngine(origin),
+                                        client.bufferPool(),
+                                        client.executor(),
+                                        client.executor(),
+                                        tls -> {
+                                            attempt.done();
+                                            return new HttpConnection(tls.decryptedEndPoint(), this, client, entry);
+                                        });
                             },
-                            endPoint -> {},
+                            endPoint -> {
+                                if (endPoint.connection() instanceof TlsConnection tls && !tls.isHandshakeComplete()) {
+                                    attempt.done();
+                                    IOException timedOut = attempt.timedOut;
+                                    connectFailed(entry, timedOut != null ? timedOut : handshakeFailure(tls));
+                                }
+                            },
                             failure -> connectFailed(entry, failure));
             long millis = client.connectTimeoutMillis();
-            if (millis > 0) {
-                attempt.timeout(client.timer()
-                        .schedule(
-                                () -> pending.cancel(new SocketTimeoutException(
-                                        "connect to " + origin + " timed out after " + millis + " ms")),
-                                millis,
-                                TimeUnit.MILLISECONDS));
+            if (millis > 0 && !attempt.done) {
+                try {
+                    attempt.timeout(client.timer()
+                            .schedule(
+                                    () -> {
+                                        SocketTimeoutException timeout = new SocketTimeoutException(
+                                                "connect to " + origin + " timed out after " + millis + " ms");
+                                        if (!pending.cancel(timeout)) {
+                                            attempt.timeOut(timeout);
+                                        }
+                                    },
+                                    millis,
+                                    TimeUnit.MILLISECONDS));
+                } catch (IllegalStateException stopped) {
+                    // The client closed meanwhile (its timer stopped): so does this connect.
+                    pending.cancel(new IOException("the client is closed"));
+                }
             }
         });
     }
 
-    /** Cancels the connect timeout once the connect is done, whichever of the two happens first. */
+    private IOException handshakeFailure(TlsConnection tls) {
+        Throwable cause = tls.handshakeFailure();
+        SSLHandshakeException failure = new SSLHandshakeException("TLS handshake with " + origin + " failed"
+                + (cause == null ? " (the connection closed)" : ": " + cause.getMessage()));
+        failure.initCause(cause);
+        return failure;
+    }
+
+    /**
+     * Cancels the connect timeout once the connect (and the TLS handshake, over {@code https}) is done, whichever of the
+     * two happens first; a timeout during the handshake closes the connection.
+     */
     private static final class Attempt {
-        private volatile boolean done;
+        volatile boolean done;
         private volatile Timeout timeout;
+        private volatile EndPoint handshaking;
+        volatile IOException timedOut;
+
+        void handshaking(EndPoint endPoint) {
+            handshaking = endPoint;
+        }
+
+        void timeOut(SocketTimeoutException cause) {
+            EndPoint endPoint = handshaking;
+            if (!done && endPoint != null) {
+                timedOut = cause;
+                endPoint.close(cause);
+            }
+        }
 
         void done() {
             done = true;
@@ -193,7 +257,9 @@ final class Destination {
     private void connectFailed(Pool.Entry<HttpConnection> entry, Throwable failure) {
         entry.remove();
         IOException cause;
-        if (failure instanceof SocketTimeoutException || failure instanceof UnknownHostException) {
+        if (failure instanceof SocketTimeoutException
+                || failure instanceof UnknownHostException
+                || failure instanceof SSLHandshakeException) {
             cause = (IOException) failure;
         } else {
             cause = new ConnectException("cannot connect to " + origin + ": " + failure);

@@ -12,6 +12,7 @@ import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
 import java.net.SocketTimeoutException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,6 +26,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import javax.net.ssl.SSLContext;
 
 /**
  * An HTTP/1.1 client: requests go to a destination per origin (scheme, host, port), which queues them (bounded) in
@@ -55,12 +58,21 @@ import java.util.concurrent.TimeUnit;
  * <p><b>Threads.</b> One platform thread per selector; virtual threads write requests and complete futures; a timer
  * thread. No selector thread ever blocks (no application code runs on one).
  *
- * <p>Not supported yet: TLS, HTTP/2, proxies, redirects, cookies, content codings.
+ * <p><b>Redirects</b> are followed (at most {@link Builder#maxRedirects(int) 8} in a row, never from {@code https} to
+ * {@code http}, with the method rules of RFC 9110 §15.4), unless a request turns it off. <b>gzip</b> content is
+ * decoded for the application unless it sets {@code Accept-Encoding} itself ({@link Builder#contentDecoding}).
+ *
+ * <p><b>TLS.</b> {@code https} origins are reached over TLS 1.3 or 1.2 with the JDK's {@code SSLEngine}, on the same
+ * TLS layer as the server, with the host name checked against the certificate; see
+ * {@link Builder#sslContext(SSLContext)}.
+ *
+ * <p>Not supported yet: HTTP/2, proxies, cookies.
  *
  * <p>Thread-safety: immutable configuration; all methods may be called from any thread.
  */
 public final class HttpClient implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(HttpClient.class.getName());
+    private static final int DEFAULT_MAX_REDIRECTS = 8;
 
     private final Builder config;
     private final ThreadPool threads;
@@ -69,11 +81,13 @@ public final class HttpClient implements AutoCloseable {
     private final ExecutorService executor;
     private final ByteBufferPool bufferPool;
     private final HttpParserConfig parserConfig;
+    private final ClientTls tls;
     private final ConcurrentMap<Origin, Destination> destinations = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     private HttpClient(Builder builder) {
         this.config = builder.copy();
+        this.tls = ClientTls.of(builder.sslContext, builder.verifyHostnames);
         this.bufferPool = builder.bufferPool != null ? builder.bufferPool : new BucketedByteBufferPool();
         this.parserConfig = HttpParserConfig.builder()
                 .maxHeaderSize(builder.maxResponseHeaderSize)
@@ -113,7 +127,8 @@ public final class HttpClient implements AutoCloseable {
     }
 
     /**
-     * Sends a request and waits for the head of its response.
+     * Sends a request and waits for the head of its response, following redirects (see
+     * {@link Builder#maxRedirects(int)}).
      *
      * @param request the request
      * @return the response; read its content or close it
@@ -124,6 +139,19 @@ public final class HttpClient implements AutoCloseable {
      * @throws InterruptedException if interrupted while waiting (the exchange is then aborted)
      */
     public HttpResponse send(HttpRequest request) throws IOException, InterruptedException {
+        HttpRequest current = request;
+        for (int followed = 0; ; followed++) {
+            HttpResponse response = sendOne(current);
+            Optional<HttpRequest> next = followOrClose(response, followed);
+            if (next.isEmpty()) {
+                return response;
+            }
+            Redirects.discard(response);
+            current = next.get();
+        }
+    }
+
+    private HttpResponse sendOne(HttpRequest request) throws IOException, InterruptedException {
         Exchange exchange = start(request);
         try {
             return exchange.future.get();
@@ -142,6 +170,17 @@ public final class HttpClient implements AutoCloseable {
         }
     }
 
+    /** @return the request following a redirect, or empty; closes the response if following it fails */
+    private Optional<HttpRequest> followOrClose(HttpResponse response, int followed) throws IOException {
+        try {
+            int max = config.maxRedirects > 0 ? config.maxRedirects : DEFAULT_MAX_REDIRECTS;
+            return Redirects.next(response, followed, max, config.maxRedirects > 0);
+        } catch (IOException x) {
+            response.close();
+            throw x;
+        }
+    }
+
     /**
      * Sends a request without waiting.
      *
@@ -150,13 +189,60 @@ public final class HttpClient implements AutoCloseable {
      *     failed like {@link #send}; cancelling it aborts the exchange
      */
     public CompletableFuture<HttpResponse> sendAsync(HttpRequest request) {
-        Exchange exchange = start(request);
-        exchange.future.whenComplete((response, failure) -> {
-            if (failure instanceof CancellationException) {
+        if (!request.followsRedirects(config.maxRedirects > 0)) {
+            Exchange exchange = start(request);
+            exchange.future.whenComplete((response, failure) -> {
+                if (failure instanceof CancellationException) {
+                    exchange.abort(new IOException("the request was cancelled"));
+                }
+            });
+            return exchange.future;
+        }
+        CompletableFuture<HttpResponse> result = new CompletableFuture<>();
+        AtomicReference<Exchange> current = new AtomicReference<>();
+        result.whenComplete((response, failure) -> {
+            Exchange exchange = current.get();
+            if (failure instanceof CancellationException && exchange != null) {
                 exchange.abort(new IOException("the request was cancelled"));
             }
         });
-        return exchange.future;
+        sendFollowing(request, 0, result, current);
+        return result;
+    }
+
+    private void sendFollowing(
+            HttpRequest request,
+            int followed,
+            CompletableFuture<HttpResponse> result,
+            AtomicReference<Exchange> current) {
+        Exchange exchange = start(request);
+        current.set(exchange);
+        if (result.isDone()) {
+            exchange.abort(new IOException("the request was cancelled"));
+            return;
+        }
+        // Completed on a virtual thread of the client: reading a redirect's content there may block.
+        exchange.future.whenComplete((response, failure) -> {
+            if (failure != null) {
+                result.completeExceptionally(failure);
+                return;
+            }
+            Optional<HttpRequest> next;
+            try {
+                next = followOrClose(response, followed);
+            } catch (IOException x) {
+                result.completeExceptionally(x);
+                return;
+            }
+            if (next.isEmpty()) {
+                if (!result.complete(response)) {
+                    response.close(); // cancelled meanwhile
+                }
+                return;
+            }
+            Redirects.discard(response);
+            sendFollowing(next.get(), followed + 1, result, current);
+        });
     }
 
     private Exchange start(HttpRequest request) {
@@ -238,6 +324,10 @@ public final class HttpClient implements AutoCloseable {
         return bufferPool;
     }
 
+    ClientTls tls() {
+        return tls;
+    }
+
     HttpParserConfig parserConfig() {
         return parserConfig;
     }
@@ -274,6 +364,15 @@ public final class HttpClient implements AutoCloseable {
         return config.userAgent;
     }
 
+    /** @return the Unix-domain socket every connection goes to, or null for TCP to each origin */
+    Path unixDomainSocket() {
+        return config.unixSocket;
+    }
+
+    boolean decodesContent() {
+        return config.contentDecoding;
+    }
+
     @Override
     public String toString() {
         StringBuilder out = new StringBuilder("HttpClient@")
@@ -293,6 +392,7 @@ public final class HttpClient implements AutoCloseable {
                 .append(config.idleTimeout)
                 .append(", requestTimeout=")
                 .append(config.requestTimeout)
+                .append(config.unixSocket == null ? "" : ", unixDomainSocket=" + config.unixSocket)
                 .append(", destinations=")
                 .append(destinations.values())
                 .append('}');
@@ -314,6 +414,11 @@ public final class HttpClient implements AutoCloseable {
         private int maxResponseHeaderSize = 16 * 1024;
         private String userAgent = "Quarry";
         private ByteBufferPool bufferPool;
+        private SSLContext sslContext;
+        private boolean verifyHostnames = true;
+        private boolean contentDecoding = true;
+        private int maxRedirects = DEFAULT_MAX_REDIRECTS;
+        private Path unixSocket;
 
         private Builder() {}
 
@@ -332,6 +437,11 @@ public final class HttpClient implements AutoCloseable {
             copy.maxResponseHeaderSize = maxResponseHeaderSize;
             copy.userAgent = userAgent;
             copy.bufferPool = bufferPool;
+            copy.sslContext = sslContext;
+            copy.verifyHostnames = verifyHostnames;
+            copy.contentDecoding = contentDecoding;
+            copy.maxRedirects = maxRedirects;
+            copy.unixSocket = unixSocket;
             return copy;
         }
 
@@ -416,6 +526,60 @@ public final class HttpClient implements AutoCloseable {
         /** @param pool where network buffers come from (default: a pool of the client's own) */
         public Builder bufferPool(ByteBufferPool pool) {
             this.bufferPool = Objects.requireNonNull(pool, "pool");
+            return this;
+        }
+
+        /**
+         * @param context the TLS context of {@code https} requests: its trust managers decide which server
+         *     certificates are accepted, its key managers which client certificate is offered (default: the JDK's
+         *     default context, which trusts the JDK's CA certificates)
+         * @return this builder
+         */
+        public Builder sslContext(SSLContext context) {
+            this.sslContext = Objects.requireNonNull(context, "context");
+            return this;
+        }
+
+        /**
+         * @param verify whether an {@code https} server's certificate must name the host of the request (default
+         *     true); turn it off only for tests or hosts known by address
+         * @return this builder
+         */
+        public Builder verifyHostnames(boolean verify) {
+            this.verifyHostnames = verify;
+            return this;
+        }
+
+        /**
+         * @param decode whether requests without an {@code Accept-Encoding} of their own offer {@code gzip} and their
+         *     gzip responses reach the application decoded, without {@code Content-Encoding} and
+         *     {@code Content-Length} (default true, as in browsers and OkHttp); a request that sets
+         *     {@code Accept-Encoding} always gets the content as sent
+         * @return this builder
+         */
+        public Builder contentDecoding(boolean decode) {
+            this.contentDecoding = decode;
+            return this;
+        }
+
+        /**
+         * @param max how many redirects in a row a request follows (default 8); 0 follows none unless a request asks
+         *     for it ({@link HttpRequest.Builder#followRedirects(boolean)}, then with a limit of 8)
+         * @return this builder
+         */
+        public Builder maxRedirects(int max) {
+            this.maxRedirects = atLeast(0, max, "maxRedirects");
+            return this;
+        }
+
+        /**
+         * @param path a Unix-domain socket that every connection goes to, whatever the host and port of the request
+         *     (which still make its {@code Host} and its destination), as {@code curl --unix-socket} does: for
+         *     talking to {@code quarry serve --unix PATH} or a server behind a local proxy
+         * @return this builder
+         */
+        public Builder unixDomainSocket(Path path) {
+            this.unixSocket = Objects.requireNonNull(path, "path");
             return this;
         }
 

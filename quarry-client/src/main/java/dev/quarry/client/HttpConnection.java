@@ -147,7 +147,8 @@ final class HttpConnection extends AbstractConnection implements HttpResponseLis
         try {
             RequestBody body = current.request.body();
             OptionalLong length = body.length();
-            byte[] head = RequestHead.encode(current.request, length, client.userAgent());
+            byte[] head = RequestHead.encode(
+                    current.request, length, client.userAgent(), ContentDecoding.offersGzip(client, current.request));
             byte[] bytes = body.bytes();
             if (bytes != null) {
                 writeLast(ByteBuffer.wrap(head), ByteBuffer.wrap(bytes));
@@ -411,7 +412,7 @@ final class HttpConnection extends AbstractConnection implements HttpResponseLis
         }
         Exchange current = exchange;
         HttpResponse response =
-                new HttpResponse(current.request, version, status, reason, headers.asImmutable(), trailers, content);
+                ContentDecoding.response(client, current.request, version, status, reason, headers, trailers, content);
         if (!current.deliver(response)) {
             abort(current, new IOException("exchange already failed"));
             return true;

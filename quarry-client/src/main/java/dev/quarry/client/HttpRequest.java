@@ -35,6 +35,7 @@ public final class HttpRequest {
     private final HttpFields headers;
     private final RequestBody body;
     private final Duration timeout;
+    private final Boolean followRedirects;
 
     private HttpRequest(Builder builder) {
         this.method = builder.method;
@@ -43,10 +44,11 @@ public final class HttpRequest {
         this.headers = builder.headers.asImmutable();
         this.body = builder.body;
         this.timeout = builder.timeout;
+        this.followRedirects = builder.followRedirects;
     }
 
     /**
-     * @param uri an absolute {@code http} URI
+     * @param uri an absolute {@code http} or {@code https} URI
      * @return a builder for a GET of {@code uri}
      */
     public static Builder newBuilder(URI uri) {
@@ -54,7 +56,7 @@ public final class HttpRequest {
     }
 
     /**
-     * @param uri an absolute {@code http} URI
+     * @param uri an absolute {@code http} or {@code https} URI
      * @return a builder for a GET of {@code uri}
      * @throws IllegalArgumentException if {@code uri} is not a valid URI
      */
@@ -63,7 +65,7 @@ public final class HttpRequest {
     }
 
     /**
-     * @param uri an absolute {@code http} URI
+     * @param uri an absolute {@code http} or {@code https} URI
      * @return a GET of {@code uri}
      */
     public static HttpRequest get(String uri) {
@@ -108,6 +110,11 @@ public final class HttpRequest {
         return IDEMPOTENT.contains(method);
     }
 
+    /** @return whether redirects of this request are followed: its own setting, else the client's */
+    boolean followsRedirects(boolean clientDefault) {
+        return followRedirects != null ? followRedirects : clientDefault;
+    }
+
     /** @return the request target in origin-form: the raw path ({@code /} if empty) and query */
     String target() {
         String path = uri.getRawPath();
@@ -130,6 +137,7 @@ public final class HttpRequest {
         private RequestBody body = RequestBody.empty();
         private final HttpFields headers = new HttpFields();
         private Duration timeout;
+        private Boolean followRedirects;
 
         private Builder(URI uri) {
             this.uri = Objects.requireNonNull(uri, "uri");
@@ -224,6 +232,16 @@ public final class HttpRequest {
                 throw new IllegalArgumentException("timeout must be positive: " + timeout);
             }
             this.timeout = timeout;
+            return this;
+        }
+
+        /**
+         * @param follow whether the client follows redirects of this request (default: the client's setting, see
+         *     {@link HttpClient.Builder#maxRedirects(int)}); false delivers a redirect response as it is
+         * @return this builder
+         */
+        public Builder followRedirects(boolean follow) {
+            this.followRedirects = follow;
             return this;
         }
 

@@ -6,6 +6,7 @@ import dev.quarry.http.HttpVersion;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.charset.Charset;
 import java.nio.charset.IllegalCharsetNameException;
@@ -14,6 +15,7 @@ import java.nio.charset.UnsupportedCharsetException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Locale;
+import java.util.OptionalLong;
 
 /**
  * A response: status, header fields, and a body that is streamed from the connection with back pressure.
@@ -34,6 +36,7 @@ public final class HttpResponse implements AutoCloseable {
     private final HttpFields headers;
     private final HttpFields trailers;
     private final ResponseContent content;
+    private final InputStream stream; // content, or content decoded
 
     HttpResponse(
             HttpRequest request,
@@ -42,7 +45,8 @@ public final class HttpResponse implements AutoCloseable {
             String reason,
             HttpFields headers,
             HttpFields trailers,
-            ResponseContent content) {
+            ResponseContent content,
+            InputStream stream) {
         this.request = request;
         this.version = version;
         this.status = status;
@@ -50,6 +54,7 @@ public final class HttpResponse implements AutoCloseable {
         this.headers = headers;
         this.trailers = trailers;
         this.content = content;
+        this.stream = stream;
     }
 
     /** @return the request this response answers */
@@ -86,12 +91,14 @@ public final class HttpResponse implements AutoCloseable {
     }
 
     /**
-     * The content as a stream, read from the network on demand. Close it (or the response) if you stop before its end.
+     * The content as a stream, read from the network on demand (and decoded when the client decoded gzip for the
+     * application: see {@link HttpClient.Builder#contentDecoding(boolean)}). Close it (or the response) if you stop
+     * before its end.
      *
      * @return the stream; the same one on every call
      */
     public InputStream body() {
-        return content;
+        return stream;
     }
 
     /**
@@ -102,7 +109,7 @@ public final class HttpResponse implements AutoCloseable {
      */
     public byte[] asBytes() throws IOException {
         try (content) {
-            return content.readAllBytes();
+            return stream.readAllBytes();
         }
     }
 
@@ -133,6 +140,12 @@ public final class HttpResponse implements AutoCloseable {
                         StandardOpenOption.CREATE,
                         StandardOpenOption.TRUNCATE_EXISTING,
                         StandardOpenOption.WRITE)) {
+            if (stream != content) {
+                try (OutputStream out = Channels.newOutputStream(channel)) {
+                    stream.transferTo(out);
+                }
+                return file;
+            }
             while (content.next(chunk -> {
                 while (chunk.hasRemaining()) {
                     channel.write(chunk);
@@ -153,7 +166,18 @@ public final class HttpResponse implements AutoCloseable {
      */
     public long transferTo(OutputStream out) throws IOException {
         try (content) {
-            return content.transferTo(out);
+            return stream.transferTo(out);
+        }
+    }
+
+    /** @return the length of the content the application reads, if the server declared it (and it is not decoded) */
+    OptionalLong contentLength() {
+        try {
+            return headers.get(HttpHeader.CONTENT_LENGTH)
+                    .map(value -> OptionalLong.of(Long.parseLong(value.strip())))
+                    .orElse(OptionalLong.empty());
+        } catch (NumberFormatException x) {
+            return OptionalLong.empty();
         }
     }
 

@@ -12,9 +12,11 @@ final class RequestHead {
      * @param request the request; its field values were validated when it was built
      * @param length the body's length, or empty for chunked
      * @param userAgent the User-Agent to add unless the request has one; empty for none
+     * @param acceptGzip whether to add {@code Accept-Encoding: gzip} (the request has no Accept-Encoding of its own
+     *     and the client decodes gzip content for the application)
      * @return the head, CRLF CRLF included
      */
-    static byte[] encode(HttpRequest request, OptionalLong length, String userAgent) {
+    static byte[] encode(HttpRequest request, OptionalLong length, String userAgent, boolean acceptGzip) {
         StringBuilder head = new StringBuilder(128);
         head.append(request.method())
                 .append(' ')
@@ -29,6 +31,9 @@ final class RequestHead {
         }
         if (!agent && !userAgent.isEmpty()) {
             head.append("User-Agent: ").append(userAgent).append("\r\n");
+        }
+        if (acceptGzip) {
+            head.append("Accept-Encoding: gzip\r\n");
         }
         if (length.isEmpty()) {
             head.append("Transfer-Encoding: chunked\r\n");

@@ -45,6 +45,11 @@ final class ResponseContent extends InputStream {
     void offer(ByteBuffer slice, RetainableByteBuffer buffer) {
         offeredBuffer = buffer;
         offered.set(slice);
+        if (end instanceof Throwable) {
+            // Failed meanwhile (the reader closed the response while the head was being parsed): fail() may have
+            // looked before the chunk was set, so release it here; getAndSet lets only one of the two do it.
+            releaseOffered();
+        }
         wake();
     }
 

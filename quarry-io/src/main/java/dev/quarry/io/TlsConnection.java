@@ -35,12 +35,14 @@ import javax.net.ssl.SSLHandshakeException;
  *
  * <p>The handshake is driven by reads (the client's flights), writes (our flights, when the socket does not take them
  * at once) and delegated tasks; the tasks ({@link SSLEngine#getDelegatedTask()}: key exchange, signatures, certificate
- * checks) are blocking CPU work and always run on the executor, never on the thread that read the bytes. The
- * handshake's read and write callbacks declare themselves blocking too, because the engine also blocks inside
- * {@code unwrap} (a TLS 1.3 server makes its session ticket from {@code /dev/urandom} there): a selector hands them to
- * another thread, and never runs a handshake step itself. While a task runs, nobody touches the engine (its internal
- * lock is held by the task). When the handshake completes, the next
- * protocol's connection is created by the function given to the constructor and opened.
+ * checks) are blocking CPU work and always run on the handshake executor, never on the thread that read the bytes.
+ * The handshake's steps after a read or a write run there too, because the engine also blocks inside {@code unwrap} (a
+ * TLS 1.3 server makes its session ticket from {@code /dev/urandom} there): the read and write callbacks only hand the
+ * step over (they are non-blocking, so a selector runs them itself), and a selector never runs a handshake step. A
+ * server gives the handshake executor threads of their own (not its handlers' pool), so that handlers blocked in the
+ * pool never hold up new connections' handshakes; non-blocking readers are woken there too, for the same reason. While
+ * a task runs, nobody touches the engine (its internal lock is held by the task). When the handshake completes, the
+ * next protocol's connection is created by the function given to the constructor and opened, in non-blocking mode.
  *
  * <p>Renegotiation is refused: a handshake that starts after the first one completed (TLS 1.2 only; TLS 1.3 has no
  * renegotiation) closes the connection. TLS 1.3 post-handshake messages (key updates) are served.
@@ -59,17 +61,22 @@ import javax.net.ssl.SSLHandshakeException;
 public final class TlsConnection extends AbstractConnection {
     private static final System.Logger LOG = System.getLogger(TlsConnection.class.getName());
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
+    // The records a failed handshake may still have to send: the pending flight's and the alert's, with room to spare.
+    private static final int MAX_ALERT_WRAPS = 4;
     /** Encrypted output gathered into one network write: about four full records. */
     private static final int MAX_OUTPUT = 64 * 1024;
 
     private final SSLEngine engine;
     private final ByteBufferPool buffers;
     private final Executor executor;
+    private final Executor handshakes;
     private final Function<TlsConnection, Connection> next;
     private final TlsLock lock = new TlsLock();
     private final TlsEndPoint decrypted;
     private final Callback networkWrite = new NetworkWriteCallback();
     private final Invocable.Task runTasks = Invocable.task(InvocationType.BLOCKING, this::runDelegatedTasks);
+    private final Invocable.Task handshakeStep = Invocable.task(InvocationType.BLOCKING, this::handshake);
+    private final Invocable.Task startHandshake = Invocable.task(InvocationType.BLOCKING, this::startClientHandshake);
 
     // Guarded by lock.
     private int packetSize;
@@ -94,12 +101,18 @@ public final class TlsConnection extends AbstractConnection {
     private volatile Callback fillCallback;
     private volatile String applicationProtocol = "";
     private volatile String tlsProtocol = "";
+    private volatile Throwable handshakeFailure;
+    // A TLS 1.3 client receives the server's session tickets after its handshake completed, before the first
+    // application data; consuming one draws random bytes (a read of /dev/urandom): those reads may block.
+    private volatile boolean applicationDataSeen;
 
     /**
      * @param network the network endpoint, which this connection owns
      * @param engine a server or client engine, configured, handshake not begun
      * @param buffers the pool of network and application buffers
-     * @param executor runs the handshake's delegated tasks
+     * @param executor wakes blocking readers when decrypted bytes are buffered already
+     * @param handshakes TLS threads of their own: they run the handshake's steps and delegated tasks (blocking work),
+     *     post-handshake tasks, and the wake-ups of non-blocking readers (in non-blocking mode)
      * @param next creates the connection of the protocol spoken once the handshake completed (it reads
      *     {@link #applicationProtocol()} and speaks over {@link #decryptedEndPoint()}); the caller of this
      *     function opens it
@@ -109,11 +122,13 @@ public final class TlsConnection extends AbstractConnection {
             SSLEngine engine,
             ByteBufferPool buffers,
             Executor executor,
+            Executor handshakes,
             Function<TlsConnection, Connection> next) {
         super(network);
         this.engine = Objects.requireNonNull(engine, "engine");
         this.buffers = Objects.requireNonNull(buffers, "buffers");
         this.executor = Objects.requireNonNull(executor, "executor");
+        this.handshakes = Objects.requireNonNull(handshakes, "handshakes");
         this.next = Objects.requireNonNull(next, "next");
         this.decrypted = new TlsEndPoint(this, network);
         this.packetSize = engine.getSession().getPacketBufferSize();
@@ -135,6 +150,14 @@ public final class TlsConnection extends AbstractConnection {
         return tlsProtocol;
     }
 
+    /**
+     * @return why the handshake failed (the peer's alert, a certificate the trust manager refused, an end of stream),
+     *     or null if it did not fail (yet)
+     */
+    public Throwable handshakeFailure() {
+        return handshakeFailure;
+    }
+
     /** @return whether the handshake completed */
     public boolean isHandshakeComplete() {
         return handshaken;
@@ -148,6 +171,12 @@ public final class TlsConnection extends AbstractConnection {
 
     @Override
     public void onOpen() {
+        if (engine.getUseClientMode()) {
+            // A client speaks first; beginning makes its hello (key shares, random bytes from /dev/urandom): blocking
+            // work, done on the handshake executor, never on a selector.
+            handshakes.execute(startHandshake);
+            return;
+        }
         try {
             engine.beginHandshake();
         } catch (SSLException x) {
@@ -166,10 +195,17 @@ public final class TlsConnection extends AbstractConnection {
 
     @Override
     protected InvocationType readInvocationType() {
-        // The engine does blocking work inside unwrap too, not only in delegated tasks (a TLS 1.3 server makes its
-        // session ticket, reading /dev/urandom, while it unwraps the client's Finished): handshake steps never run on a
-        // thread that must not block. Later reads wake the reader above, whose type they take.
-        return handshaken ? typeOf(fillCallback) : InvocationType.BLOCKING;
+        // During the handshake, onFillable only hands the step to the handshake executor (see the class comment).
+        // A client's reads stay blocking until application data came: the server's TLS 1.3 session tickets come
+        // first, and consuming one draws random bytes (a read of /dev/urandom). Later reads wake the reader above,
+        // whose type they take.
+        if (!handshaken) {
+            return InvocationType.NON_BLOCKING;
+        }
+        if (!applicationDataSeen && engine.getUseClientMode()) {
+            return InvocationType.BLOCKING;
+        }
+        return typeOf(fillCallback);
     }
 
     private static InvocationType typeOf(Callback callback) {
@@ -191,9 +227,18 @@ public final class TlsConnection extends AbstractConnection {
             unlock();
         }
         if (shake) {
-            handshake();
+            continueHandshake();
         } else if (fill != null) {
             fill.succeeded();
+        }
+    }
+
+    /** Runs the next handshake step on the handshake executor: it may block (see the class comment). */
+    private void continueHandshake() {
+        try {
+            handshakes.execute(handshakeStep);
+        } catch (RuntimeException x) {
+            endPoint().close(x);
         }
     }
 
@@ -220,6 +265,17 @@ public final class TlsConnection extends AbstractConnection {
     }
 
     // --- handshake -------------------------------------------------------------------------------------------------
+
+    private void startClientHandshake() {
+        try {
+            engine.beginHandshake();
+        } catch (SSLException x) {
+            handshakeFailure = x;
+            endPoint().close(x);
+            return;
+        }
+        handshake();
+    }
 
     private void handshake() {
         boolean task = false;
@@ -298,6 +354,7 @@ public final class TlsConnection extends AbstractConnection {
             unlock();
         }
         if (failure != null) {
+            handshakeFailure = failure;
             LOG.log(Level.DEBUG, () -> "TLS handshake failed on " + endPoint(), failure);
             endPoint().close(failure);
             return;
@@ -316,12 +373,22 @@ public final class TlsConnection extends AbstractConnection {
         }
     }
 
-    /** Best effort, after a handshake failure: the alert the engine prepared tells the peer why. */
+    /**
+     * Best effort, after a handshake failure: the alert the engine prepared tells the peer why. A TLS 1.3 engine that
+     * fails after its ServerHello (no certificate for the client, say) wraps the ServerHello first and the alert,
+     * encrypted, in a second record: one wrap would send the peer a ServerHello and then a bare end of stream.
+     */
     private void sendAlert() {
         try {
             if (!closed && !networkWriting && !taskRunning) {
                 engine.closeOutbound();
-                wrap(EMPTY);
+                for (int records = 0; records < MAX_ALERT_WRAPS; records++) {
+                    SSLEngineResult result = wrap(EMPTY);
+                    if (result.getStatus() != SSLEngineResult.Status.OK
+                            || result.getHandshakeStatus() != HandshakeStatus.NEED_WRAP) {
+                        break;
+                    }
+                }
                 flushNetOut();
             }
         } catch (IOException | RuntimeException ignored) {
@@ -341,13 +408,28 @@ public final class TlsConnection extends AbstractConnection {
             endPoint().close(x);
             return;
         }
-        decrypted.setConnection(upper);
-        upper.onOpen();
+        boolean closedMeanwhile;
+        lock.lock();
+        try {
+            // Under the lock, against onClose: exactly one of the two closes the new connection.
+            decrypted.setConnection(upper);
+            closedMeanwhile = closed;
+        } finally {
+            unlock();
+        }
+        // As on a selector, where plain connections are opened: a request read at once is dispatched, never run here
+        // (this is one of the TLS threads, which are not bounded like the handlers' pool).
+        Invocable.invokeNonBlocking(upper::onOpen);
+        if (closedMeanwhile) {
+            // The network closed while the connection was being made: onClose did not see it, so it never would
+            // learn that its endpoint is gone (nor release what it holds).
+            upper.onClose(new ClosedChannelException());
+        }
     }
 
     private void executeTasks() {
         try {
-            executor.execute(runTasks);
+            handshakes.execute(runTasks);
         } catch (RuntimeException x) {
             endPoint().close(x);
         }
@@ -378,7 +460,11 @@ public final class TlsConnection extends AbstractConnection {
         }
     }
 
-    /** After a post-handshake task: the reader and writer that waited for it go on. */
+    /**
+     * After a post-handshake task, on a TLS thread: the writer and the reader that waited for it go on, each where its
+     * type says (a blocking one in the executor, another here in non-blocking mode), never as blocking work on a TLS
+     * thread.
+     */
     private void resume() {
         Callback fill;
         lock.lock();
@@ -387,9 +473,40 @@ public final class TlsConnection extends AbstractConnection {
         } finally {
             unlock();
         }
-        pumpAndComplete();
+        Callback write = writeCallback;
+        if (write != null && write.invocationType() == InvocationType.BLOCKING) {
+            try {
+                executor.execute(Invocable.task(InvocationType.BLOCKING, this::pumpAndComplete));
+            } catch (RuntimeException x) {
+                endPoint().close(x);
+            }
+        } else {
+            Invocable.invokeNonBlocking(this::pumpAndComplete);
+        }
         if (fill != null) {
-            fill.succeeded();
+            if (fill.invocationType() == InvocationType.BLOCKING) {
+                wake(fill);
+            } else {
+                Invocable.invokeNonBlocking(fill::succeeded);
+            }
+        }
+    }
+
+    /**
+     * Wakes a reader on another thread (never recursively on this one): a blocking reader on the executor, another on
+     * a TLS thread, in non-blocking mode as a selector would run it. Not on the executor: a server's executor is also
+     * its blocking handlers' pool, and handlers blocked there must not hold up the connections that would unblock them
+     * (an HTTP/2 session reading the bodies they wait for).
+     */
+    private void wake(Callback callback) {
+        try {
+            if (callback.invocationType() == InvocationType.BLOCKING) {
+                executor.execute(Invocable.task(InvocationType.BLOCKING, callback::succeeded));
+            } else {
+                handshakes.execute(() -> Invocable.invokeNonBlocking(callback::succeeded));
+            }
+        } catch (RuntimeException x) {
+            callback.failed(x);
         }
     }
 
@@ -475,6 +592,9 @@ public final class TlsConnection extends AbstractConnection {
                 }
             }
             filled = total;
+            if (total > 0) {
+                applicationDataSeen = true;
+            }
         } finally {
             unlock();
         }
@@ -614,7 +734,7 @@ public final class TlsConnection extends AbstractConnection {
             callback.failed(new ClosedChannelException());
         } else if (ready) {
             // Bytes are here already: wake the reader, on another thread (not recursively on this one).
-            executor.execute(Invocable.task(callback.invocationType(), callback::succeeded));
+            wake(callback);
         } else if (interest) {
             fillInterested();
         }
@@ -863,6 +983,7 @@ public final class TlsConnection extends AbstractConnection {
     public void onClose(Throwable cause) {
         Callback fill;
         Callback write;
+        Connection upper;
         lock.lock();
         try {
             closed = true;
@@ -870,6 +991,7 @@ public final class TlsConnection extends AbstractConnection {
             write = writeCallback;
             writeCallback = null;
             writeBuffers = null;
+            upper = decrypted.connection();
         } finally {
             unlock();
         }
@@ -880,7 +1002,6 @@ public final class TlsConnection extends AbstractConnection {
         if (write != null) {
             write.failed(failure);
         }
-        Connection upper = decrypted.connection();
         if (upper != null) {
             try {
                 upper.onClose(cause);
@@ -949,7 +1070,7 @@ public final class TlsConnection extends AbstractConnection {
                 unlock();
             }
             if (shake) {
-                handshake();
+                continueHandshake();
             } else {
                 pumpAndComplete();
             }
@@ -975,7 +1096,8 @@ public final class TlsConnection extends AbstractConnection {
 
         @Override
         public InvocationType invocationType() {
-            return handshaken ? typeOf(writeCallback) : InvocationType.BLOCKING; // a handshake step follows
+            // During the handshake, succeeded only hands the next step to the handshake executor.
+            return handshaken ? typeOf(writeCallback) : InvocationType.NON_BLOCKING;
         }
 
         @Override

@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executor;
+import javax.net.ssl.SNIMatcher;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLParameters;
@@ -21,24 +22,37 @@ import javax.net.ssl.SSLParameters;
  * exchange and AEAD encryption (GCM, ChaCha20-Poly1305): none of them is on the HTTP/2 block list (RFC 9113 §9.2.2,
  * Appendix A), so {@code h2} can be chosen whatever suite the handshake picks. The server's suite order wins.
  *
- * <p>Thread-safety: immutable; any thread.
+ * <p>The SSL context (the certificates) can be replaced while the connector runs ({@link #reload}): handshakes that
+ * begin afterwards use the new one, connections made before keep the engine they have. SNI matchers set on every engine
+ * make the engine refuse a server name none of them accepts with the {@code unrecognized_name} alert (RFC 6066 §3).
+ *
+ * <p>Thread-safety: any thread; the context and its matchers change together, in one volatile write.
  */
 public final class TlsConnectionFactory implements ConnectionFactory {
     /** The TLS versions served. */
     public static final List<String> PROTOCOLS = List.of("TLSv1.3", "TLSv1.2");
 
-    private final SSLContext context;
+    /** The ALPN id of HTTP/1.0 (RFC 7301), accepted and served by the HTTP/1.1 fallback. */
+    private static final String HTTP_1_0 = "http/1.0";
+
     private final ByteBufferPool buffers;
     private final Executor executor;
+    private final Executor handshakes;
     private final List<ConnectionFactory> next;
     private final ConnectionFactory fallback;
-    private final String[] protocols;
-    private final String[] cipherSuites;
+    // Read once per accepted connection: a volatile read, the only cost reloading adds.
+    private volatile Engines engines;
+
+    /** What a new engine is made from; replaced whole by {@link #reload}. */
+    private record Engines(
+            SSLContext context, String[] protocols, String[] cipherSuites, List<SNIMatcher> sniMatchers) {}
 
     /**
      * @param context the server's SSL context (key managers with its certificate)
      * @param buffers the pool of the connections' buffers
-     * @param executor runs the handshakes' delegated tasks (blocking work)
+     * @param executor wakes a connection's blocking reader when decrypted bytes are buffered already
+     * @param handshakes TLS threads of their own: handshake steps and delegated tasks (blocking work), and wake-ups of
+     *     non-blocking readers; best not the pool of blocking handlers, where blocked handlers would hold them up
      * @param next the protocols ALPN may choose, in the server's order of preference
      * @param fallback the protocol of clients that do not use ALPN
      */
@@ -46,21 +60,67 @@ public final class TlsConnectionFactory implements ConnectionFactory {
             SSLContext context,
             ByteBufferPool buffers,
             Executor executor,
+            Executor handshakes,
             List<ConnectionFactory> next,
             ConnectionFactory fallback) {
-        this.context = Objects.requireNonNull(context, "context");
+        this(context, List.of(), buffers, executor, handshakes, next, fallback);
+    }
+
+    /**
+     * @param context the server's SSL context (key managers with its certificates)
+     * @param sniMatchers the server names accepted (see {@link SSLParameters#setSNIMatchers}); empty to accept any
+     * @param buffers the pool of the connections' buffers
+     * @param executor wakes a connection's blocking reader when decrypted bytes are buffered already
+     * @param handshakes TLS threads of their own: handshake steps and delegated tasks (blocking work), and wake-ups of
+     *     non-blocking readers; best not the pool of blocking handlers, where blocked handlers would hold them up
+     * @param next the protocols ALPN may choose, in the server's order of preference
+     * @param fallback the protocol of clients that do not use ALPN
+     */
+    public TlsConnectionFactory(
+            SSLContext context,
+            List<SNIMatcher> sniMatchers,
+            ByteBufferPool buffers,
+            Executor executor,
+            Executor handshakes,
+            List<ConnectionFactory> next,
+            ConnectionFactory fallback) {
         this.buffers = Objects.requireNonNull(buffers, "buffers");
         this.executor = Objects.requireNonNull(executor, "executor");
+        this.handshakes = Objects.requireNonNull(handshakes, "handshakes");
         this.next = List.copyOf(next);
         this.fallback = Objects.requireNonNull(fallback, "fallback");
-        SSLParameters defaults = context.getDefaultSSLParameters();
-        this.protocols = PROTOCOLS.stream()
+        this.engines = engines(context, sniMatchers);
+    }
+
+    private static Engines engines(SSLContext context, List<SNIMatcher> sniMatchers) {
+        Objects.requireNonNull(context, "context");
+        String[] protocols = PROTOCOLS.stream()
                 .filter(Arrays.asList(context.getSupportedSSLParameters().getProtocols())::contains)
                 .toArray(String[]::new);
         if (protocols.length == 0) {
             throw new IllegalArgumentException("the SSL context supports neither TLSv1.3 nor TLSv1.2: " + context);
         }
-        this.cipherSuites = aeadCipherSuites(defaults.getCipherSuites());
+        String[] cipherSuites =
+                aeadCipherSuites(context.getDefaultSSLParameters().getCipherSuites());
+        return new Engines(context, protocols, cipherSuites, List.copyOf(sniMatchers));
+    }
+
+    /**
+     * Replaces the SSL context and the SNI matchers: handshakes that begin afterwards use them, connections made
+     * before keep theirs. A new context also means a new session cache, so that no client resumes a session made
+     * with the old certificates.
+     *
+     * @param context the new context
+     * @param sniMatchers the server names accepted; empty to accept any
+     * @throws IllegalArgumentException if the context supports neither TLS 1.3 nor 1.2 (the old one stays)
+     */
+    public void reload(SSLContext context, List<SNIMatcher> sniMatchers) {
+        this.engines = engines(context, sniMatchers);
+    }
+
+    /** @return the SSL context new handshakes use */
+    public SSLContext sslContext() {
+        return engines.context();
     }
 
     /**
@@ -101,17 +161,22 @@ public final class TlsConnectionFactory implements ConnectionFactory {
                 engine,
                 buffers,
                 executor,
+                handshakes,
                 tls -> factoryFor(tls.applicationProtocol()).newConnection(connector, tls.decryptedEndPoint()));
     }
 
     /** @return a server engine configured as this class describes */
     SSLEngine newEngine() {
-        SSLEngine engine = context.createSSLEngine();
+        Engines current = engines;
+        SSLEngine engine = current.context().createSSLEngine();
         engine.setUseClientMode(false);
         SSLParameters parameters = engine.getSSLParameters();
-        parameters.setProtocols(protocols);
-        parameters.setCipherSuites(cipherSuites);
+        parameters.setProtocols(current.protocols());
+        parameters.setCipherSuites(current.cipherSuites());
         parameters.setUseCipherSuitesOrder(true);
+        if (!current.sniMatchers().isEmpty()) {
+            parameters.setSNIMatchers(current.sniMatchers());
+        }
         engine.setSSLParameters(parameters);
         engine.setHandshakeApplicationProtocolSelector((unused, offered) -> select(offered));
         return engine;
@@ -130,6 +195,11 @@ public final class TlsConnectionFactory implements ConnectionFactory {
                 return factory.protocol();
             }
         }
+        // An HTTP/1.1 server serves HTTP/1.0 requests: a client that offers only "http/1.0" (curl --http1.0) gets it,
+        // and speaks to the HTTP/1.1 connection, which answers 1.0 requests as RFC 9110 says.
+        if (offered.contains(HTTP_1_0) && fallback.protocol().equals("http/1.1")) {
+            return HTTP_1_0;
+        }
         return null;
     }
 
@@ -144,6 +214,7 @@ public final class TlsConnectionFactory implements ConnectionFactory {
 
     @Override
     public String toString() {
-        return "TlsConnectionFactory{" + String.join(",", protocols) + ", alpn=" + applicationProtocols() + "}";
+        return "TlsConnectionFactory{" + String.join(",", engines.protocols()) + ", alpn=" + applicationProtocols()
+                + "}";
     }
 }

@@ -10,7 +10,9 @@ import java.util.Objects;
  * @param maxConcurrentStreams SETTINGS_MAX_CONCURRENT_STREAMS: streams a client may have open; more are refused
  * @param initialStreamWindow our SETTINGS_INITIAL_WINDOW_SIZE: how much request content one stream may send before the
  *     handler reads it (the bound on buffering per stream)
- * @param connectionWindow the connection's receive window, opened with a WINDOW_UPDATE after the preface
+ * @param connectionWindow the connection's receive window, opened with a WINDOW_UPDATE after the preface and reopened
+ *     as handlers consume request content (the bound on buffering per connection, whatever its streams' windows add
+ *     up to)
  * @param maxFrameSize our SETTINGS_MAX_FRAME_SIZE
  * @param maxHeaderListSize our SETTINGS_MAX_HEADER_LIST_SIZE (decoded size; beyond, 431)
  * @param maxHeaderBlockSize encoded size of one header block across CONTINUATION frames (CONTINUATION floods)
@@ -23,6 +25,13 @@ import java.util.Objects;
  * @param settingsAckTimeout how long the client has to acknowledge our SETTINGS (SETTINGS_TIMEOUT)
  * @param streamIdleTimeout how long a stream may make no progress (a response stalled because the client never opens
  *     its window) before it is reset
+ * @param maxHeldContent the server-wide budget, in bytes, of request content that HTTP/2 connections have received
+ *     and handlers have not consumed yet, counted as the memory it holds (a copied payload at its size, an input
+ *     buffer shared by payloads at its capacity): once it is spent, new streams that announce a body are refused
+ *     with REFUSED_STREAM, and a DATA frame that would overrun it resets its stream with ENHANCE_YOUR_CALM
+ * @param maxOpenFiles files the responses of one connection may keep open at once (file downloads served by
+ *     {@code StaticFiles}): a stream that needs one more waits, holding no file, until another response closes its
+ *     file, so that a client that stops reading cannot pin a file per stream
  */
 public record Http2Config(
         int maxConcurrentStreams,
@@ -35,9 +44,15 @@ public record Http2Config(
         int maxResetsPerSecond,
         int maxControlFramesPerSecond,
         Duration settingsAckTimeout,
-        Duration streamIdleTimeout) {
+        Duration streamIdleTimeout,
+        long maxHeldContent,
+        int maxOpenFiles) {
 
-    /** The defaults: 128 streams, 256 KiB per stream, 1 MiB per connection, 16 KiB frames, 16 KiB of headers. */
+    /**
+     * The defaults: 128 streams, 256 KiB per stream, 1 MiB per connection, 16 KiB frames, 16 KiB of headers, and a
+     * budget for unread request content of {@linkplain #defaultMaxHeldContent() a quarter of the maximum heap}, 16 files
+     * open per connection.
+     */
     public static final Http2Config DEFAULT = new Http2Config(
             128,
             256 * 1024,
@@ -49,7 +64,22 @@ public record Http2Config(
             200,
             512,
             Duration.ofSeconds(10),
-            Duration.ofSeconds(30));
+            Duration.ofSeconds(30),
+            defaultMaxHeldContent(),
+            16);
+
+    /**
+     * The default budget for unread HTTP/2 request content: a quarter of the maximum heap, which is also the JVM's
+     * default limit on direct memory (shared input buffers are direct, copies are on the heap), at least 4 MiB and at
+     * most 1 GiB. With a 64 MiB heap, 16 MiB: the process refuses new uploads long before it runs out of memory.
+     *
+     * @return the budget in bytes
+     */
+    public static long defaultMaxHeldContent() {
+        long max = Runtime.getRuntime().maxMemory();
+        long quarter = max == Long.MAX_VALUE ? 1L << 30 : max / 4;
+        return Math.clamp(quarter, 4L << 20, 1L << 30);
+    }
 
     /** Validates. */
     public Http2Config {
@@ -67,6 +97,12 @@ public record Http2Config(
         }
         Objects.requireNonNull(settingsAckTimeout, "settingsAckTimeout");
         Objects.requireNonNull(streamIdleTimeout, "streamIdleTimeout");
+        if (maxHeldContent < 1) {
+            throw new IllegalArgumentException("maxHeldContent must be >= 1, was " + maxHeldContent);
+        }
+        if (maxOpenFiles < 1) {
+            throw new IllegalArgumentException("maxOpenFiles must be >= 1, was " + maxOpenFiles);
+        }
     }
 
     /** @return a builder starting from the defaults */
@@ -88,6 +124,8 @@ public record Http2Config(
         builder.maxControlFramesPerSecond = maxControlFramesPerSecond;
         builder.settingsAckTimeout = settingsAckTimeout;
         builder.streamIdleTimeout = streamIdleTimeout;
+        builder.maxHeldContent = maxHeldContent;
+        builder.maxOpenFiles = maxOpenFiles;
         return builder;
     }
 
@@ -105,6 +143,14 @@ public record Http2Config(
      */
     public Http2Config withStreamIdleTimeout(Duration timeout) {
         return toBuilder().streamIdleTimeout(timeout).build();
+    }
+
+    /**
+     * @param bytes the server-wide budget of unread request content
+     * @return a copy with it
+     */
+    public Http2Config withMaxHeldContent(long bytes) {
+        return toBuilder().maxHeldContent(bytes).build();
     }
 
     /**
@@ -128,6 +174,8 @@ public record Http2Config(
         private int maxControlFramesPerSecond;
         private Duration settingsAckTimeout;
         private Duration streamIdleTimeout;
+        private long maxHeldContent;
+        private int maxOpenFiles;
 
         private Builder() {}
 
@@ -197,6 +245,18 @@ public record Http2Config(
             return this;
         }
 
+        /** @param value bytes of unread request content all connections may hold @return this */
+        public Builder maxHeldContent(long value) {
+            maxHeldContent = value;
+            return this;
+        }
+
+        /** @param value files one connection's responses may keep open at once @return this */
+        public Builder maxOpenFiles(int value) {
+            maxOpenFiles = value;
+            return this;
+        }
+
         /** @return the configuration, validated */
         public Http2Config build() {
             return new Http2Config(
@@ -210,7 +270,9 @@ public record Http2Config(
                     maxResetsPerSecond,
                     maxControlFramesPerSecond,
                     settingsAckTimeout,
-                    streamIdleTimeout);
+                    streamIdleTimeout,
+                    maxHeldContent,
+                    maxOpenFiles);
         }
     }
 }

@@ -20,6 +20,11 @@ import java.util.Optional;
  *     reading it all, to keep the connection; beyond it the connection is closed
  * @param headerTimeout how long a request head may take to arrive once it has begun, however its bytes trickle in (a
  *     slow client, or slowloris); past it the request is answered 408 and the connection closed. 15 s by default
+ * @param minRequestBodyRate the slowest a request body may arrive, in bytes per second of waiting for it, 0 for no
+ *     minimum (the default). Only the time the handler waits for content counts (a handler slow to read is not the
+ *     client's fault), and the first second of waiting is free. A slower body's reads fail with 408, which is
+ *     answered if nothing of the response was sent yet (then HTTP/1.1 closes the connection); HTTP/2 resets a stream
+ *     whose response had begun
  */
 public record HttpConfig(
         Optional<String> serverName,
@@ -29,7 +34,8 @@ public record HttpConfig(
         int inputBufferSize,
         int outputBufferSize,
         long maxUnconsumedContent,
-        Duration headerTimeout) {
+        Duration headerTimeout,
+        long minRequestBodyRate) {
 
     /** The defaults. */
     public static final HttpConfig DEFAULT = new HttpConfig(
@@ -40,7 +46,8 @@ public record HttpConfig(
             16 * 1024,
             32 * 1024,
             64 * 1024,
-            Duration.ofSeconds(15));
+            Duration.ofSeconds(15),
+            0);
 
     /** Validates. */
     public HttpConfig {
@@ -50,6 +57,9 @@ public record HttpConfig(
         Objects.requireNonNull(headerTimeout, "headerTimeout");
         if (headerTimeout.isNegative() || headerTimeout.isZero()) {
             throw new IllegalArgumentException("headerTimeout must be positive, was " + headerTimeout);
+        }
+        if (minRequestBodyRate < 0) {
+            throw new IllegalArgumentException("minRequestBodyRate must be 0 or more, was " + minRequestBodyRate);
         }
         if (inputBufferSize < 1024) {
             throw new IllegalArgumentException("inputBufferSize must be >= 1024, was " + inputBufferSize);
@@ -72,7 +82,8 @@ public record HttpConfig(
                 inputBufferSize,
                 outputBufferSize,
                 maxUnconsumedContent,
-                headerTimeout);
+                headerTimeout,
+                minRequestBodyRate);
     }
 
     /**
@@ -88,7 +99,8 @@ public record HttpConfig(
                 inputBufferSize,
                 outputBufferSize,
                 maxUnconsumedContent,
-                headerTimeout);
+                headerTimeout,
+                minRequestBodyRate);
     }
 
     /**
@@ -104,6 +116,24 @@ public record HttpConfig(
                 inputBufferSize,
                 outputBufferSize,
                 maxUnconsumedContent,
-                headerTimeout);
+                headerTimeout,
+                minRequestBodyRate);
+    }
+
+    /**
+     * @param bytesPerSecond the slowest a request body may arrive, 0 for no minimum (see the record's parameter)
+     * @return a copy with it
+     */
+    public HttpConfig withMinRequestBodyRate(long bytesPerSecond) {
+        return new HttpConfig(
+                serverName,
+                sendDateHeader,
+                parser,
+                uriCompliance,
+                inputBufferSize,
+                outputBufferSize,
+                maxUnconsumedContent,
+                headerTimeout,
+                bytesPerSecond);
     }
 }

@@ -6,6 +6,8 @@ import dev.quarry.http.h1.HttpParserConfig;
 import dev.quarry.io.ProxyConnectionFactory;
 import dev.quarry.io.ServerConnector;
 import dev.quarry.server.PrometheusText.Type;
+import dev.quarry.server.internal.tls.CertificateReloader;
+import dev.quarry.server.internal.tls.ServerCertificate;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -49,6 +51,7 @@ final class PrometheusMetrics {
         requests(out, server.statistics(), server.rejectedRequests());
         buffersAndTimer(out, server);
         limits(out, config, server.threadPool(), connectors);
+        tls(out, server.certificateReloaders());
         contributors(out, config.contributors());
         return text.toString();
     }
@@ -265,6 +268,30 @@ final class PrometheusMetrics {
         out.family("quarry_buffers_in_use", Type.GAUGE, "Buffers taken from the pool and not yet released.")
                 .sample(direct.outstanding(), "memory", "direct")
                 .sample(heap.outstanding(), "memory", "heap");
+        var h2 = server.http2Budget();
+        out.family(
+                        "quarry_http2_held_content_bytes",
+                        Type.GAUGE,
+                        "Memory held by HTTP/2 request content received and not yet consumed by handlers.")
+                .sample(h2.held());
+        out.family(
+                        "quarry_http2_held_content_bytes_high_water_mark",
+                        Type.GAUGE,
+                        "The most memory HTTP/2 request content held at once since start.")
+                .sample(h2.highWaterMark());
+        out.family(
+                        "quarry_http2_streams_over_budget_total",
+                        Type.COUNTER,
+                        "HTTP/2 streams turned away because unread request content had spent the server's budget: "
+                                + "refused new streams (REFUSED_STREAM) and streams reset by a DATA frame that would "
+                                + "have overrun it (ENHANCE_YOUR_CALM).")
+                .sample(h2.refusedStreams(), "action", "refused")
+                .sample(h2.resetStreams(), "action", "reset");
+        out.family(
+                        "quarry_http2_file_responses_waited_total",
+                        Type.COUNTER,
+                        "File responses that waited for another response of their HTTP/2 connection to close its file.")
+                .sample(server.statistics().fileResponsesWaited());
         out.family("quarry_timer_pending", Type.GAUGE, "Timeouts scheduled now.")
                 .sample(server.timer().pendingCount());
         out.family("quarry_timer_expired_total", Type.COUNTER, "Timeouts that expired.")
@@ -303,6 +330,11 @@ final class PrometheusMetrics {
                 .sample(config.idleTimeout().toMillis() / 1e3);
         out.family("quarry_limit_shutdown_timeout_seconds", Type.GAUGE, "How long a graceful stop waits.")
                 .sample(config.shutdownTimeout().toMillis() / 1e3);
+        out.family(
+                        "quarry_limit_min_request_body_rate_bytes_per_second",
+                        Type.GAUGE,
+                        "The slowest a request body may arrive while its handler waits; beyond, 408. 0: none.")
+                .sample(config.httpConfig().minRequestBodyRate());
         HttpParserConfig parser = config.httpConfig().parser();
         out.family(
                         "quarry_limit_max_request_line_bytes",
@@ -344,6 +376,51 @@ final class PrometheusMetrics {
                         Type.GAUGE,
                         "The largest decoded HTTP/2 header list (SETTINGS_MAX_HEADER_LIST_SIZE); beyond, 431.")
                 .sample(h2.maxHeaderListSize());
+        out.family(
+                        "quarry_limit_http2_max_held_content_bytes",
+                        Type.GAUGE,
+                        "The server-wide budget of memory for unread HTTP/2 request content.")
+                .sample(h2.maxHeldContent());
+        out.family(
+                        "quarry_limit_http2_max_open_files",
+                        Type.GAUGE,
+                        "Files the responses of one HTTP/2 connection may keep open at once; more wait.")
+                .sample(h2.maxOpenFiles());
+    }
+
+    /**
+     * The certificates of the HTTPS listeners: when each expires (what an alert on a failed renewal needs), and the
+     * reloads.
+     */
+    private static void tls(PrometheusText out, Map<String, CertificateReloader> reloaders) {
+        if (reloaders.isEmpty()) {
+            return;
+        }
+        out.family(
+                "quarry_tls_certificate_expiry_timestamp_seconds",
+                Type.GAUGE,
+                "When a certificate in use stops being valid (its notAfter), by connector and first name.");
+        for (Map.Entry<String, CertificateReloader> entry : reloaders.entrySet()) {
+            for (ServerCertificate certificate :
+                    entry.getValue().current().keyManager().certificates()) {
+                out.sample(
+                        certificate.chain()[0].getNotAfter().getTime() / 1000,
+                        "connector",
+                        entry.getKey(),
+                        "certificate",
+                        certificate.names().getFirst());
+            }
+        }
+        out.family(
+                "quarry_tls_certificate_reloads_total",
+                Type.COUNTER,
+                "Reloads that replaced the certificates of an HTTPS connector.");
+        reloaders.forEach((connector, reloader) -> out.sample(reloader.getReloads(), "connector", connector));
+        out.family(
+                "quarry_tls_certificate_reload_failures_total",
+                Type.COUNTER,
+                "Reloads that failed (the certificates in use were kept), by connector.");
+        reloaders.forEach((connector, reloader) -> out.sample(reloader.getFailedReloads(), "connector", connector));
     }
 
     /** The numbers of contributed sections, one level of groups deep; strings (descriptions) are left out. */

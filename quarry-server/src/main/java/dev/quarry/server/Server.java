@@ -19,7 +19,10 @@ import dev.quarry.server.internal.HandlerInvoker;
 import dev.quarry.server.internal.ServerContext;
 import dev.quarry.server.internal.h1.Http1ConnectionFactory;
 import dev.quarry.server.internal.h2.Http2ConnectionFactory;
+import dev.quarry.server.internal.h2.Http2ContentBudget;
 import dev.quarry.server.internal.h2.Http2OnlyConnectionFactory;
+import dev.quarry.server.internal.tls.CertificateReloader;
+import dev.quarry.server.internal.tls.LoadedCertificates;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.net.InetSocketAddress;
@@ -30,6 +33,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -52,11 +56,20 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class Server implements Dumpable {
     private static final System.Logger LOG = System.getLogger(Server.class.getName());
+    /** The most of the shutdown deadline kept for stopping threads (a twentieth of it below 10 s). */
+    private static final long THREADS_RESERVE_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
     private final ServerConfig config;
     private final ReentrantLock lock = new ReentrantLock();
     private final List<ServerConnector> connectors = new ArrayList<>();
+    // The certificate reloaders of the HTTPS connectors, by connector index; written by start and stop only.
+    private final Map<Integer, CertificateReloader> reloaders = new java.util.concurrent.ConcurrentHashMap<>();
+    // The bound port of the first HTTPS connector, where redirects send clients; 0 until it is started.
+    private volatile int httpsPort;
+    // Whether start() succeeded once: a restart reads certificate files again. Guarded by the lock.
+    private boolean startedBefore;
     private final ServerStatistics statistics = new ServerStatistics();
+    private final Http2ContentBudget http2Budget;
     private final AsyncHandler handler;
     private final AsyncHandler routing;
     private final HashedWheelTimer timer;
@@ -77,6 +90,7 @@ public final class Server implements Dumpable {
                 .map(log -> Filter.around(log.filter(), routing))
                 .orElse(routing);
         this.timer = HashedWheelTimer.builder().name(config.name() + "-timer").build();
+        this.http2Budget = new Http2ContentBudget(config.http2Config().maxHeldContent());
         int selectorThreads = config.selectors() * config.listeners().size();
         this.threadPool = ThreadPool.builder()
                 .name(config.name())
@@ -140,6 +154,7 @@ public final class Server implements Dumpable {
                 return this;
             }
             doStart();
+            startedBefore = true;
             startedNanos = System.nanoTime();
             running = true;
             if (config.jmx()) {
@@ -147,7 +162,7 @@ public final class Server implements Dumpable {
             }
             return this;
         } catch (IOException | RuntimeException x) {
-            stopQuietly();
+            stopQuietly(config.shutdownTimeout());
             throw x;
         } finally {
             lock.unlock();
@@ -193,29 +208,57 @@ public final class Server implements Dumpable {
                 Optional.empty(),
                 threadPool,
                 config.http2Config(),
-                new ErrorPages(config.errorHandlers(), config.errorPages()));
-        if (config.h2c()) {
-            context = context.withHttp2(Optional.of(new Http2ConnectionFactory(context)));
-        }
-        List<ConnectionFactory> mixed = new ArrayList<>();
-        mixed.add(new Http1ConnectionFactory(context));
-        if (context.http2().isPresent()) {
-            mixed.add(protocolOnly("h2c"));
-        }
+                new ErrorPages(config.errorHandlers(), config.errorPages()),
+                http2Budget);
+        List<ConnectionFactory> mixed = cleartext(context);
         List<ConnectionFactory> http2Only = List.of(new Http2OnlyConnectionFactory(context));
         // Over TLS, HTTP/2 is chosen by ALPN only: no h2c upgrade nor prior knowledge on an HTTP/1.1 connection.
         ServerContext secure = context.withHttp2(Optional.empty());
         Http1ConnectionFactory http1OverTls = new Http1ConnectionFactory(secure);
+        // TLS handshakes (and wake-ups of non-blocking readers over TLS) run on virtual threads of their own, one per
+        // step: not in the platform pool, where handlers blocked in their requests would otherwise hold up every new
+        // HTTPS connection's handshake, and the HTTP/2 sessions that read the bodies those handlers wait for.
+        ThreadFactory tlsThreadFactory =
+                Thread.ofVirtual().name(config.name() + "-tls-", 0).factory();
+        Executor tlsThreads = task -> tlsThreadFactory.newThread(task).start();
+        // With redirectToHttps, clear-text TCP listeners answer every request with a redirect and run nothing else.
+        List<ConnectionFactory> redirectMixed = List.of();
+        List<ConnectionFactory> redirectHttp2Only = List.of();
+        if (config.redirectToHttps()) {
+            ServerContext redirecting = context.withHandler(redirectHandler());
+            redirectMixed = cleartext(redirecting);
+            redirectHttp2Only = List.of(new Http2OnlyConnectionFactory(redirecting));
+        }
         int index = 0;
         for (ServerBuilder.ListenSpec listen : config.listeners()) {
-            List<ConnectionFactory> factories = listen.http2Only() ? http2Only : mixed;
+            boolean redirect = config.redirectToHttps()
+                    && listen.tls().isEmpty()
+                    && listen.unix().isEmpty();
+            List<ConnectionFactory> factories = redirect
+                    ? (listen.http2Only() ? redirectHttp2Only : redirectMixed)
+                    : (listen.http2Only() ? http2Only : mixed);
+            TlsConnectionFactory tlsFactory = null;
+            Optional<LoadedCertificates> certificates = Optional.empty();
             if (listen.tls().isPresent()) {
                 TlsConfig tls = listen.tls().get();
+                // Read at build time for the first start; a restart reads the files again, so that it serves what a
+                // reload before the stop served, not what the files held when the server was built.
+                certificates = startedBefore
+                        ? tls.loaded().map(unused -> LoadedCertificates.load(tls.sources(), tls.requireSni()))
+                        : tls.loaded();
                 List<ConnectionFactory> alpn = tls.http2()
                         ? List.of(new Http2OnlyConnectionFactory(secure, "h2"), http1OverTls)
                         : List.of(http1OverTls);
                 List<ConnectionFactory> chain = new ArrayList<>();
-                chain.add(new TlsConnectionFactory(tls.sslContext(), buffers, threadPool, alpn, http1OverTls));
+                tlsFactory = new TlsConnectionFactory(
+                        certificates.map(LoadedCertificates::context).orElse(tls.sslContext()),
+                        certificates.map(LoadedCertificates::sniMatchers).orElse(List.of()),
+                        buffers,
+                        threadPool,
+                        tlsThreads,
+                        alpn,
+                        http1OverTls);
+                chain.add(tlsFactory);
                 chain.addAll(alpn);
                 factories = chain;
             }
@@ -225,6 +268,7 @@ public final class Server implements Dumpable {
                 chain.addAll(factories);
                 factories = chain;
             }
+            int connectorIndex = index;
             ServerConnector.Config connectorConfig = new ServerConnector.Config(
                     config.name() + "-" + index++,
                     listen.host(),
@@ -239,11 +283,63 @@ public final class Server implements Dumpable {
             ServerConnector connector = ServerConnector.create(connectorConfig, threadPool, IdleTimeouts.of(timer));
             connector.start();
             connectors.add(connector);
+            if (tlsFactory != null && httpsPort == 0) {
+                httpsPort = connector.localPort();
+            }
+            if (tlsFactory != null && certificates.isPresent()) {
+                TlsConfig tls = listen.tls().get();
+                CertificateReloader reloader = new CertificateReloader(
+                        tls.sources(),
+                        tls.requireSni(),
+                        certificates.get(),
+                        tlsFactory,
+                        () -> describe(connector),
+                        tls.watchInterval());
+                reloader.start(timer);
+                reloaders.put(connectorIndex, reloader);
+            }
             LOG.log(
                     Level.INFO,
                     "Started " + describe(connector)
                             + url(connector).map(url -> " — " + url).orElse(""));
         }
+    }
+
+    /** The factories of a clear-text listener: HTTP/1.1, and h2c (upgrade or prior knowledge) if it is on. */
+    private List<ConnectionFactory> cleartext(ServerContext context) {
+        List<ConnectionFactory> factories = new ArrayList<>();
+        if (config.h2c()) {
+            context = context.withHttp2(Optional.of(new Http2ConnectionFactory(context)));
+        }
+        factories.add(new Http1ConnectionFactory(context));
+        if (context.http2().isPresent()) {
+            factories.add(protocolOnly("h2c"));
+        }
+        return factories;
+    }
+
+    /** The handler of redirecting listeners: the redirect, in the access log if there is one. */
+    private AsyncHandler redirectHandler() {
+        AsyncHandler redirect = new HttpsRedirect(this::httpsPort);
+        return config.accessLog()
+                .map(log -> Filter.around(log.filter(), redirect))
+                .orElse(redirect);
+    }
+
+    /**
+     * @return the port of the first HTTPS connector, where redirects send clients; before it is bound (a request that
+     *     raced the start) the configured port, 0 if that is to be picked
+     */
+    private int httpsPort() {
+        int bound = httpsPort;
+        if (bound > 0) {
+            return bound;
+        }
+        return config.listeners().stream()
+                .filter(listen -> listen.tls().isPresent())
+                .mapToInt(ServerBuilder.ListenSpec::port)
+                .findFirst()
+                .orElse(0);
     }
 
     /** @return whether the connector speaks TLS */
@@ -313,7 +409,9 @@ public final class Server implements Dumpable {
 
     /**
      * Stops gracefully: stop accepting, let in-flight exchanges finish within the shutdown timeout, close the rest,
-     * then stop threads and timer.
+     * then stop threads and timer. The shutdown timeout bounds the whole call: connections still busy are cut a
+     * twentieth of it (at most 500 ms) before the deadline, and the thread pool stops in what is left, interrupting
+     * the handlers still running on it; one that ignores interrupts is logged and left behind.
      *
      * @throws InterruptedException if interrupted while waiting
      */
@@ -336,9 +434,12 @@ public final class Server implements Dumpable {
                     "Stopping " + config.name() + ": draining " + open + " connection(s), at most " + timeout.toMillis()
                             + " ms");
             long deadline = begin + timeout.toNanos();
+            // The last part of the deadline is kept for the threads: handlers still running when their connections are
+            // cut get interrupted and a moment to exit, within the deadline rather than a stop timeout on top of it.
+            long drainDeadline = deadline - Math.min(timeout.toNanos() / 20, THREADS_RESERVE_NANOS);
             int cut = 0;
             for (ServerConnector connector : connectors) {
-                Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+                Duration left = Duration.ofNanos(Math.max(0, drainDeadline - System.nanoTime()));
                 int cutHere = connector.shutdown(left);
                 if (cutHere > 0) {
                     LOG.log(
@@ -348,21 +449,38 @@ public final class Server implements Dumpable {
                 }
                 cut += cutHere;
             }
+            HandlerInvoker handlers = invoker;
+            int requestsCut = cut > 0 && handlers != null ? handlers.blockingInProgress() : 0;
+            if (requestsCut > 0) {
+                LOG.log(
+                        Level.WARNING,
+                        requestsCut + " request(s) still in their handlers when their connections were cut at the "
+                                + timeout.toMillis() + " ms deadline");
+            }
             unregisterMBeans();
-            stopQuietly();
+            stopQuietly(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
             long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - begin);
             LOG.log(
                     Level.INFO,
                     "Stopped " + config.name() + " in " + millis + " ms"
                             + (cut == 0
                                     ? ", every connection drained"
-                                    : ", " + cut + " connection(s) cut at the deadline"));
+                                    : ", " + cut + " connection(s) and " + requestsCut
+                                            + " request(s) in handlers cut at the deadline"));
         } finally {
             lock.unlock();
         }
     }
 
-    private void stopQuietly() {
+    /**
+     * Stops the certificate reloaders, connectors, executors, components, threads and timer.
+     *
+     * @param threadsTimeout the most the thread pool may take to stop, interrupting what is left half-way
+     */
+    private void stopQuietly(Duration threadsTimeout) {
+        reloaders.values().forEach(CertificateReloader::stop);
+        reloaders.clear();
+        httpsPort = 0;
         for (ServerConnector connector : connectors) {
             try {
                 connector.stop();
@@ -384,7 +502,10 @@ public final class Server implements Dumpable {
         }
         dateField.stop();
         try {
-            threadPool.stop();
+            int left = threadPool.stop(threadsTimeout);
+            if (left > 0) {
+                LOG.log(Level.WARNING, left + " thread(s) of " + config.name() + " still in a task, left behind");
+            }
         } catch (Exception x) {
             LOG.log(Level.WARNING, "stopping " + threadPool, x);
         }
@@ -429,6 +550,58 @@ public final class Server implements Dumpable {
         throw new IllegalStateException("no TCP connector is started");
     }
 
+    /**
+     * Reads the certificate files of every HTTPS listener again and uses them for new handshakes: connections already
+     * made keep theirs, and none is closed. A listener whose files cannot be used (unreadable, half written, a key
+     * that does not match its certificate) keeps the certificates it has, and the exception says why, after the other
+     * listeners were reloaded. Listeners given an {@code sslContext} of their own are left alone. The same operation
+     * is on JMX ({@code type=Tls}); {@link TlsConfig.Builder#watch} does it when the files change.
+     *
+     * <p>Blocking: it reads files; call it from a thread that may block, never from a non-blocking handler.
+     *
+     * @throws IllegalArgumentException if a file holds no usable certificate or key
+     * @throws java.io.UncheckedIOException if a file cannot be read
+     * @throws IllegalStateException if the server is not running
+     */
+    public void reloadCertificates() {
+        if (!running) {
+            throw new IllegalStateException("the server is not running: its certificates are read when it starts");
+        }
+        RuntimeException failure = null;
+        for (CertificateReloader reloader : List.copyOf(reloaders.values())) {
+            try {
+                reloader.reload();
+            } catch (RuntimeException x) {
+                if (failure == null) {
+                    failure = x;
+                } else {
+                    failure.addSuppressed(x);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /** @return the certificates of the HTTPS listeners read from files, in the order of the connectors */
+    List<TlsCertificatesMXBean> tlsCertificates() {
+        return new java.util.TreeMap<>(reloaders)
+                .values().stream().map(TlsCertificatesMXBean.class::cast).toList();
+    }
+
+    /** @return the certificate reloaders of the HTTPS listeners read from files, by the name of their connector */
+    Map<String, CertificateReloader> certificateReloaders() {
+        Map<String, CertificateReloader> byConnector = new java.util.LinkedHashMap<>();
+        List<ServerConnector> started = connectors();
+        new java.util.TreeMap<>(reloaders).forEach((index, reloader) -> {
+            if (index < started.size()) {
+                byConnector.put(started.get(index).config().name(), reloader);
+            }
+        });
+        return byConnector;
+    }
+
     /** @return the platform thread pool */
     public ThreadPool threadPool() {
         return threadPool;
@@ -452,6 +625,11 @@ public final class Server implements Dumpable {
     /** @return request counters */
     public ServerStatistics statistics() {
         return statistics;
+    }
+
+    /** @return the server-wide budget of unread HTTP/2 request content, with its figures (the status page's source) */
+    Http2ContentBudget http2Budget() {
+        return http2Budget;
     }
 
     /** @return requests answered 503 because blocking handlers were at their bound */
@@ -498,6 +676,10 @@ public final class Server implements Dumpable {
         register(server, threadPool, "type=ThreadPool");
         int index = 0;
         for (ServerConnector connector : connectors) {
+            CertificateReloader reloader = reloaders.get(index);
+            if (reloader != null) {
+                register(server, reloader, "type=Tls,index=" + index);
+            }
             register(server, connector, "type=Connector,index=" + index++);
         }
         for (Map.Entry<String, Object> bean : config.mbeans().entrySet()) {

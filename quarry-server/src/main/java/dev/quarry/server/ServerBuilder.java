@@ -52,6 +52,7 @@ public final class ServerBuilder {
     final Map<Class<? extends Throwable>, ErrorHandler<?>> errorHandlers = new LinkedHashMap<>();
     final Map<Integer, AsyncHandler> errorPages = new LinkedHashMap<>();
     AccessLog accessLog;
+    boolean redirectToHttps;
 
     ServerBuilder() {}
 
@@ -122,6 +123,20 @@ public final class ServerBuilder {
         Objects.requireNonNull(host, "host (use https(port, tls) for all interfaces)");
         listeners.add(new ListenSpec(
                 Optional.of(host), checkPort(port), Optional.empty(), false, Optional.of(tls(tls)), false));
+        return this;
+    }
+
+    /**
+     * Makes every clear-text TCP listener ({@link #http(int)}, {@link #http(String, int)}, {@link #http2(String, int)})
+     * answer each request with {@code 308 Permanent Redirect} to the same URL over HTTPS: the host the client asked
+     * for, with the port of the first {@link #https(int, Consumer) https} listener ({@code :443} left out), and the
+     * same path and query. No handler, filter, route or status page runs for them (the access log still sees them).
+     * Unix-domain listeners are served as usual.
+     *
+     * @return this
+     */
+    public ServerBuilder redirectToHttps() {
+        this.redirectToHttps = true;
         return this;
     }
 
@@ -460,6 +475,22 @@ public final class ServerBuilder {
     }
 
     /**
+     * Sets the slowest a request body may arrive, in bytes per second of waiting for it, over HTTP/1.1 and HTTP/2: a
+     * client that trickles a body (a slow upload attack) is answered 408, and its connection (HTTP/1.1) or stream
+     * (HTTP/2) ends, instead of holding a handler and a connection for as long as each byte keeps the idle timeout
+     * away. Only the time the handler waits for content counts, after a first second of grace; a handler that is slow
+     * to read is not the client's fault. Off (0) by default: a rate that stops an attack also cuts off honest uploads
+     * over a poor link, so it is a choice for the operator, who knows the clients.
+     *
+     * @param bytesPerSecond the minimum rate, 0 for none
+     * @return this
+     */
+    public ServerBuilder minRequestBodyRate(long bytesPerSecond) {
+        this.httpConfig = httpConfig.withMinRequestBodyRate(bytesPerSecond);
+        return this;
+    }
+
+    /**
      * @param timeout how long {@link Server#stop()} lets in-flight exchanges finish
      * @return this
      */
@@ -603,6 +634,10 @@ public final class ServerBuilder {
         }
         if (handler == null && routes.isEmpty() && statusPath == null && metricsPath == null) {
             throw new IllegalStateException("no handler: call handler(...) or route(...)");
+        }
+        if (redirectToHttps
+                && listeners.stream().noneMatch(listen -> listen.tls().isPresent())) {
+            throw new IllegalStateException("redirectToHttps() needs an https(port, tls) listener to redirect to");
         }
         if (minThreads > maxThreads) {
             throw new IllegalStateException("minThreads " + minThreads + " > maxThreads " + maxThreads);

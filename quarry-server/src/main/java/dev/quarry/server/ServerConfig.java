@@ -43,6 +43,7 @@ import java.util.Optional;
  * @param errorHandlers the error handlers, by the type of failure they answer
  * @param errorPages the error pages, by status
  * @param accessLog the access log, if any
+ * @param redirectToHttps whether clear-text TCP listeners redirect every request to the HTTPS listener
  */
 record ServerConfig(
         List<ServerBuilder.ListenSpec> listeners,
@@ -74,7 +75,8 @@ record ServerConfig(
         List<LifeCycle> managed,
         Map<Class<? extends Throwable>, ErrorHandler<?>> errorHandlers,
         Map<Integer, AsyncHandler> errorPages,
-        Optional<AccessLog> accessLog) {
+        Optional<AccessLog> accessLog,
+        boolean redirectToHttps) {
 
     ServerConfig(ServerBuilder builder) {
         this(
@@ -107,7 +109,8 @@ record ServerConfig(
                 managed(builder),
                 Map.copyOf(builder.errorHandlers),
                 Map.copyOf(builder.errorPages),
-                Optional.ofNullable(builder.accessLog));
+                Optional.ofNullable(builder.accessLog),
+                builder.redirectToHttps);
     }
 
     /** The managed components, and the access log last: started last, it is there before the connectors accept. */

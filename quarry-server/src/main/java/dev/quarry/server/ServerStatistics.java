@@ -19,6 +19,7 @@ public final class ServerStatistics {
     private final LongAdder http2Connections = new LongAdder();
     private final LongAdder fileTransfers = new LongAdder();
     private final LongAdder fileTransferBytes = new LongAdder();
+    private final LongAdder fileResponsesWaited = new LongAdder();
 
     /** Counts a request of HTTP/1.x. */
     public void onHttp1Request() {
@@ -85,6 +86,19 @@ public final class ServerStatistics {
     public void onFileTransfer(long bytes) {
         fileTransfers.increment();
         fileTransferBytes.add(bytes);
+    }
+
+    /**
+     * Counts a file response that waited for another response of its HTTP/2 connection to close its file
+     * ({@link Http2Config#maxOpenFiles()}).
+     */
+    public void onFileResponseWaited() {
+        fileResponsesWaited.increment();
+    }
+
+    /** @return file responses that waited for their connection to have a file fewer open, since start */
+    public long fileResponsesWaited() {
+        return fileResponsesWaited.sum();
     }
 
     /** @return file regions sent zero-copy */

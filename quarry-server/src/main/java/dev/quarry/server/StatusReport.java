@@ -78,6 +78,21 @@ final class StatusReport {
         pool.put("direct in use", direct.outstanding());
         pool.put("heap pooled", heap.pooled());
         pool.put("heap in use", heap.outstanding());
+        if (config.h2c()
+                || config.listeners().stream()
+                        .anyMatch(l -> l.http2Only() || l.tls().isPresent())) {
+            // Unread HTTP/2 request content, against its server-wide budget, and the streams the budget turned away.
+            var h2 = server.http2Budget();
+            pool.put("h2 held content KiB", h2.held() / 1024);
+            pool.put("h2 streams refused", h2.refusedStreams());
+            pool.put("h2 streams reset", h2.resetStreams());
+            pool.put("h2 file waits", server.statistics().fileResponsesWaited());
+            pool.put(ServerStatus.HIGH_WATER_MARKS, Map.of("h2 held content KiB", h2.highWaterMark() / 1024));
+            Map<String, Object> limits = new LinkedHashMap<>();
+            limits.put("h2 max held content KiB", h2.max() / 1024);
+            limits.put("h2 open files per connection", config.http2Config().maxOpenFiles());
+            pool.put(ServerStatus.LIMITS, limits);
+        }
         sections.put("buffers", pool);
         Map<String, Object> timer = new LinkedHashMap<>();
         timer.put("pending timeouts", server.timer().pendingCount());
@@ -92,6 +107,22 @@ final class StatusReport {
             accessLog.put("queued", log.queued());
             sections.put("access log", accessLog);
         });
+        List<TlsCertificatesMXBean> certificates = server.tlsCertificates();
+        if (!certificates.isEmpty()) {
+            // One entry per HTTPS listener: what it serves now, and whether reloads went well.
+            Map<String, Object> tls = new LinkedHashMap<>();
+            for (TlsCertificatesMXBean listener : certificates) {
+                Map<String, Object> entry = new LinkedHashMap<>();
+                entry.put("certificates", String.join(", ", listener.getCertificates()));
+                entry.put("reloads", listener.getReloads());
+                entry.put("failed reloads", listener.getFailedReloads());
+                if (!listener.getLastFailure().isEmpty()) {
+                    entry.put("last failure", listener.getLastFailure());
+                }
+                tls.put(listener.getListener(), entry);
+            }
+            sections.put("tls certificates", tls);
+        }
         for (StatusContributor contributor : config.contributors()) {
             try {
                 sections.put(contributor.statusName(), contributor.status());
@@ -200,6 +231,8 @@ final class StatusReport {
             limits.put("h2 max frame size", h2.maxFrameSize());
             limits.put("h2 max header list size", h2.maxHeaderListSize());
         }
+        long minBodyRate = config.httpConfig().minRequestBodyRate();
+        limits.put("min request body rate B/s", minBodyRate > 0 ? (Object) minBodyRate : "none");
         return limits;
     }
 

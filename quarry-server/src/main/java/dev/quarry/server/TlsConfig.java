@@ -1,52 +1,56 @@
 package dev.quarry.server;
 
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStream;
+import dev.quarry.server.internal.tls.CertificateSource;
+import dev.quarry.server.internal.tls.LoadedCertificates;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.GeneralSecurityException;
-import java.security.KeyFactory;
-import java.security.KeyStore;
-import java.security.PrivateKey;
-import java.security.cert.Certificate;
-import java.security.cert.CertificateFactory;
-import java.security.spec.InvalidKeySpecException;
-import java.security.spec.PKCS8EncodedKeySpec;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
-import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import javax.net.ssl.KeyManagerFactory;
+import java.util.Optional;
 import javax.net.ssl.SSLContext;
 
 /**
  * The TLS settings of an HTTPS listener ({@link ServerBuilder#https(int, java.util.function.Consumer)}): the server's
- * certificate chain and private key, from PEM files (a certificate chain and a PKCS#8 private key, RSA or EC) or a
- * PKCS#12 keystore, and whether ALPN may choose HTTP/2. Versions are TLS 1.3 and 1.2, cipher suites the JDK's AEAD
- * suites with ephemeral key exchange (see {@link dev.quarry.io.TlsConnectionFactory}).
+ * certificates, from PEM files (a certificate chain and a PKCS#8 private key, RSA or EC) or PKCS#12 keystores, whether
+ * SNI is required, whether the files are watched for changes, and whether ALPN may choose HTTP/2. Versions are TLS 1.3
+ * and 1.2, cipher suites the JDK's AEAD suites with ephemeral key exchange (see
+ * {@link dev.quarry.io.TlsConnectionFactory}).
+ *
+ * <p>With several certificates, the one presented is chosen by the host name the client sends (SNI): a certificate
+ * with exactly that name (a DNS subject alternative name, or the common name of a certificate without any), else one
+ * whose wildcard ({@code *.example.com}, one label) matches it, else the first certificate given — which is also what
+ * a client that sends no name gets. With {@link Builder#requireSni(boolean) requireSni(true)} there is no default: a
+ * client that names no host or an unknown one is refused during the handshake.
  *
  * <pre>{@code
- * Server.builder().https(8443, tls -> tls.pem(Path.of("cert.pem"), Path.of("key.pem")));
+ * Server.builder().https(8443, tls -> tls
+ *         .pem(Path.of("example.com.pem"), Path.of("example.com.key"))      // the default
+ *         .pem(Path.of("wildcard.example.org.pem"), Path.of("wildcard.example.org.key"))
+ *         .watch(Duration.ofMinutes(1)));                                    // reload when a file changes
  * }</pre>
  *
- * <p>Thread-safety: immutable.
+ * <p>Certificates read from files can be read again while the server runs ({@link Server#reloadCertificates()}, JMX,
+ * or {@link Builder#watch(Duration)}): new handshakes get the new certificates, connections already made keep theirs.
  *
- * @param sslContext the context engines are created from
- * @param http2 whether ALPN may choose {@code h2} (else only {@code http/1.1})
+ * <p>Thread-safety: immutable.
  */
-public record TlsConfig(SSLContext sslContext, boolean http2) {
-    private static final Pattern PEM =
-            Pattern.compile("-----BEGIN ([A-Z0-9 ]+)-----([A-Za-z0-9+/=\\s]+)-----END \\1-----");
+public final class TlsConfig {
+    private final List<CertificateSource> sources;
+    private final Optional<LoadedCertificates> loaded;
+    private final SSLContext sslContext;
+    private final boolean requireSni;
+    private final Optional<Duration> watchInterval;
+    private final boolean http2;
 
-    /** Checks. */
-    public TlsConfig {
-        Objects.requireNonNull(sslContext, "sslContext");
+    private TlsConfig(Builder builder, Optional<LoadedCertificates> loaded, SSLContext sslContext) {
+        this.sources = List.copyOf(builder.sources);
+        this.loaded = loaded;
+        this.sslContext = sslContext;
+        this.requireSni = builder.requireSni;
+        this.watchInterval = Optional.ofNullable(builder.watchInterval);
+        this.http2 = builder.http2;
     }
 
     /** @return a builder */
@@ -54,80 +58,133 @@ public record TlsConfig(SSLContext sslContext, boolean http2) {
         return new Builder();
     }
 
-    /** Builds a {@link TlsConfig}; one source of keys must be set. Not thread-safe. */
+    /** @return the SSL context made from the certificates when this configuration was built, or the one given */
+    public SSLContext sslContext() {
+        return sslContext;
+    }
+
+    /** @return whether ALPN may choose {@code h2} (else only {@code http/1.1}) */
+    public boolean http2() {
+        return http2;
+    }
+
+    /** @return whether a handshake without a known server name (SNI) is refused */
+    public boolean requireSni() {
+        return requireSni;
+    }
+
+    /** @return how often the certificate files are checked for changes, if they are */
+    public Optional<Duration> watchInterval() {
+        return watchInterval;
+    }
+
+    /** @return the host names of the certificates, the default certificate's first; empty for a given SSL context */
+    public List<String> serverNames() {
+        return loaded.map(certificates -> certificates.keyManager().certificates().stream()
+                        .flatMap(certificate -> certificate.names().stream())
+                        .distinct()
+                        .toList())
+                .orElse(List.of());
+    }
+
+    /** @return the certificates' files, in the order given; empty for a given SSL context (which cannot be reloaded) */
+    List<CertificateSource> sources() {
+        return sources;
+    }
+
+    /** @return the certificates read at build time; empty for a given SSL context */
+    Optional<LoadedCertificates> loaded() {
+        return loaded;
+    }
+
+    /**
+     * Builds a {@link TlsConfig}: one or more certificates ({@link #pem}, {@link #keyStore}), the first being the
+     * default, or an {@link #sslContext} made elsewhere. Not thread-safe.
+     */
     public static final class Builder {
+        private final List<CertificateSource> sources = new ArrayList<>();
         private SSLContext sslContext;
+        private boolean requireSni;
+        private Duration watchInterval;
         private boolean http2 = true;
 
         Builder() {}
 
         /**
-         * Uses a certificate chain and its private key in PEM files, as Let's Encrypt and {@code openssl} write them.
+         * Adds a certificate chain and its private key in PEM files, as Let's Encrypt and {@code openssl} write them.
+         * May be called several times, one certificate per call; the first is the default.
          *
          * @param certificateChain the certificates ({@code -----BEGIN CERTIFICATE-----}), the server's first
          * @param privateKey the key, unencrypted PKCS#8 ({@code -----BEGIN PRIVATE KEY-----}), RSA or EC
          * @return this
          * @throws UncheckedIOException if a file cannot be read
-         * @throws IllegalArgumentException if a file holds no usable certificate or key
+         * @throws IllegalArgumentException if a file holds no usable certificate or key, or the key is not the
+         *     certificate's
          */
         public Builder pem(Path certificateChain, Path privateKey) {
-            List<Certificate> chain = readCertificates(certificateChain);
-            PrivateKey key = readPrivateKey(privateKey);
-            char[] password = new char[0];
-            try {
-                KeyStore store = KeyStore.getInstance("PKCS12");
-                store.load(null, null);
-                store.setKeyEntry("server", key, password, chain.toArray(Certificate[]::new));
-                this.sslContext = context(store, password);
-            } catch (GeneralSecurityException | IOException x) {
-                throw new IllegalArgumentException(
-                        "cannot use the key " + privateKey + " with the certificate " + certificateChain + ": "
-                                + x.getMessage(),
-                        x);
-            }
-            return this;
+            return add(new CertificateSource.Pem(certificateChain, privateKey));
         }
 
         /**
-         * Uses a PKCS#12 keystore holding one private key entry (its certificate chain with it).
+         * Adds the private key entries of a PKCS#12 keystore, each with its certificate chain. May be called several
+         * times; the first certificate of the first call is the default.
          *
          * @param file the keystore ({@code .p12}, {@code .pfx})
-         * @param password the keystore's password, which is also the key's
+         * @param password the keystore's password, which is also the keys'
          * @return this
          * @throws UncheckedIOException if the file cannot be read
          * @throws IllegalArgumentException if the password is wrong or the keystore holds no key
          */
         public Builder keyStore(Path file, String password) {
-            Objects.requireNonNull(file, "file");
-            Objects.requireNonNull(password, "password");
-            char[] secret = password.toCharArray();
-            try (InputStream in = Files.newInputStream(file)) {
-                KeyStore store = KeyStore.getInstance("PKCS12");
-                store.load(in, secret);
-                if (Collections.list(store.aliases()).stream().noneMatch(alias -> isKey(store, alias))) {
-                    throw new IllegalArgumentException("the keystore " + file + " holds no private key");
-                }
-                this.sslContext = context(store, secret);
-            } catch (IOException x) {
-                if (x.getCause() instanceof java.security.UnrecoverableKeyException) {
-                    throw new IllegalArgumentException("wrong password for the keystore " + file, x);
-                }
-                throw new UncheckedIOException("cannot read the keystore " + file + ": " + x.getMessage(), x);
-            } catch (GeneralSecurityException x) {
-                throw new IllegalArgumentException("cannot use the keystore " + file + ": " + x.getMessage(), x);
-            }
+            return add(new CertificateSource.KeyStoreFile(file, password));
+        }
+
+        private Builder add(CertificateSource source) {
+            source.load("check"); // fails now, naming the file, rather than at build()
+            sources.add(source);
             return this;
         }
 
         /**
-         * Uses an SSL context made elsewhere (a custom key manager, SNI...); its default parameters are narrowed to
-         * TLS 1.2+ and AEAD suites all the same.
+         * Uses an SSL context made elsewhere (a custom key manager...) instead of certificate files; its default
+         * parameters are narrowed to TLS 1.2+ and AEAD suites all the same. Such a context is not reloaded, and SNI is
+         * whatever its key managers do.
          *
          * @param context the context
          * @return this
          */
         public Builder sslContext(SSLContext context) {
             this.sslContext = Objects.requireNonNull(context, "context");
+            return this;
+        }
+
+        /**
+         * @param required whether a client must name a host the certificates are for (SNI): one that names none gets
+         *     the {@code handshake_failure} alert, one that names an unknown host {@code unrecognized_name}; off by
+         *     default (such clients get the first certificate)
+         * @return this
+         */
+        public Builder requireSni(boolean required) {
+            this.requireSni = required;
+            return this;
+        }
+
+        /**
+         * Checks the certificate files for changes (their modification time or size) at this interval, and reloads
+         * them when one changed: new handshakes get the new certificates, connections already made keep theirs. Files
+         * that cannot be used (half written, a key that does not match) are logged as a WARNING and the certificates
+         * in use are kept; the next change is tried again. The checks run on the server's thread pool, never on a
+         * selector.
+         *
+         * @param interval how often to look, e.g. one minute; at least 10 ms
+         * @return this
+         */
+        public Builder watch(Duration interval) {
+            Objects.requireNonNull(interval, "interval");
+            if (interval.toMillis() < 10) {
+                throw new IllegalArgumentException("watch interval must be at least 10 ms, was " + interval);
+            }
+            this.watchInterval = interval;
             return this;
         }
 
@@ -141,124 +198,37 @@ public record TlsConfig(SSLContext sslContext, boolean http2) {
         }
 
         /**
-         * @return the configuration
-         * @throws IllegalStateException if no certificate was given
+         * @return the configuration, with every certificate file read
+         * @throws IllegalStateException if no certificate was given, or certificates and an SSL context both were
+         * @throws UncheckedIOException if a file cannot be read
+         * @throws IllegalArgumentException if a file holds no usable certificate or key
          */
         public TlsConfig build() {
-            if (sslContext == null) {
+            if (sslContext != null) {
+                if (!sources.isEmpty()) {
+                    throw new IllegalStateException(
+                            "give certificates (pem, keyStore) or an sslContext(context), not both");
+                }
+                if (requireSni || watchInterval != null) {
+                    throw new IllegalStateException(
+                            "requireSni and watch apply to certificates from files, not to an sslContext(context)");
+                }
+                return new TlsConfig(this, Optional.empty(), sslContext);
+            }
+            if (sources.isEmpty()) {
                 throw new IllegalStateException(
-                        "no certificate: call pem(cert, key), keyStore(file, password)" + " or sslContext(context)");
+                        "no certificate: call pem(cert, key), keyStore(file, password) or sslContext(context)");
             }
-            return new TlsConfig(sslContext, http2);
+            LoadedCertificates certificates = LoadedCertificates.load(sources, requireSni);
+            return new TlsConfig(this, Optional.of(certificates), certificates.context());
         }
-
-        private static boolean isKey(KeyStore store, String alias) {
-            try {
-                return store.isKeyEntry(alias);
-            } catch (GeneralSecurityException x) {
-                return false;
-            }
-        }
-
-        private static SSLContext context(KeyStore store, char[] password) throws GeneralSecurityException {
-            KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-            keys.init(store, password);
-            SSLContext context = SSLContext.getInstance("TLS");
-            context.init(keys.getKeyManagers(), null, null);
-            return context;
-        }
-    }
-
-    /**
-     * Reads the certificates of a PEM file.
-     *
-     * @param file the file
-     * @return the certificates, in file order
-     * @throws IllegalArgumentException if there are none or one is malformed
-     */
-    static List<Certificate> readCertificates(Path file) {
-        List<Certificate> chain = new ArrayList<>();
-        try {
-            CertificateFactory factory = CertificateFactory.getInstance("X.509");
-            for (Block block : blocks(file)) {
-                if (block.type().equals("CERTIFICATE")) {
-                    chain.add(factory.generateCertificate(new ByteArrayInputStream(block.der())));
-                }
-            }
-        } catch (GeneralSecurityException x) {
-            throw new IllegalArgumentException("malformed certificate in " + file + ": " + x.getMessage(), x);
-        }
-        if (chain.isEmpty()) {
-            throw new IllegalArgumentException("no -----BEGIN CERTIFICATE----- block in " + file);
-        }
-        return chain;
-    }
-
-    /**
-     * Reads an unencrypted PKCS#8 private key (RSA or EC) from a PEM file.
-     *
-     * @param file the file
-     * @return the key
-     * @throws IllegalArgumentException if there is none, it is encrypted, or in a legacy format
-     */
-    static PrivateKey readPrivateKey(Path file) {
-        for (Block block : blocks(file)) {
-            switch (block.type()) {
-                case "PRIVATE KEY" -> {
-                    return pkcs8(file, block.der());
-                }
-                case "ENCRYPTED PRIVATE KEY" ->
-                    throw new IllegalArgumentException("the private key in " + file + " is encrypted; decrypt it with"
-                            + " 'openssl pkcs8 -in " + file + " -out key.pem'");
-                case "RSA PRIVATE KEY", "EC PRIVATE KEY" ->
-                    throw new IllegalArgumentException("the private key in " + file + " is in the legacy "
-                            + block.type() + " format; convert it to PKCS#8 with 'openssl pkcs8 -topk8 -nocrypt -in "
-                            + file + " -out key.pem'");
-                default -> {}
-            }
-        }
-        throw new IllegalArgumentException("no -----BEGIN PRIVATE KEY----- block in " + file);
-    }
-
-    private static PrivateKey pkcs8(Path file, byte[] der) {
-        PKCS8EncodedKeySpec spec = new PKCS8EncodedKeySpec(der);
-        for (String algorithm : List.of("RSA", "EC", "RSASSA-PSS")) {
-            try {
-                return KeyFactory.getInstance(algorithm).generatePrivate(spec);
-            } catch (InvalidKeySpecException x) {
-                // Not this algorithm: try the next.
-            } catch (GeneralSecurityException x) {
-                throw new IllegalArgumentException("cannot read the private key in " + file + ": " + x, x);
-            }
-        }
-        throw new IllegalArgumentException("the private key in " + file + " is neither RSA nor EC");
-    }
-
-    private record Block(String type, byte[] der) {}
-
-    private static List<Block> blocks(Path file) {
-        String text;
-        try {
-            text = Files.readString(file, StandardCharsets.US_ASCII);
-        } catch (IOException x) {
-            throw new UncheckedIOException("cannot read " + file + ": " + x.getMessage(), x);
-        }
-        List<Block> blocks = new ArrayList<>();
-        Matcher matcher = PEM.matcher(text);
-        while (matcher.find()) {
-            String base64 = matcher.group(2).replaceAll("\\s", "");
-            try {
-                blocks.add(new Block(matcher.group(1), Base64.getDecoder().decode(base64)));
-            } catch (IllegalArgumentException x) {
-                throw new IllegalArgumentException("bad base64 in a " + matcher.group(1) + " block of " + file, x);
-            }
-        }
-        return blocks;
     }
 
     /** @return how the status page shows it */
     @Override
     public String toString() {
-        return "TlsConfig{" + sslContext.getProtocol() + ", http2=" + http2 + "}";
+        return "TlsConfig{" + loaded.map(LoadedCertificates::toString).orElse(sslContext.getProtocol())
+                + (requireSni ? ", SNI required" : "")
+                + watchInterval.map(interval -> ", watch=" + interval).orElse("") + ", http2=" + http2 + "}";
     }
 }

@@ -118,6 +118,7 @@ class MetricsEndpointTest extends ServerTestBase {
                                 .maxHeaderSize(6000)
                                 .maxFieldCount(50)
                                 .build()))
+                        .minRequestBodyRate(2048)
                         .http2Config(Http2Config.builder()
                                 .maxConcurrentStreams(77)
                                 .initialStreamWindow(100_000)
@@ -133,6 +134,7 @@ class MetricsEndpointTest extends ServerTestBase {
         assertEquals(99, metrics.value("quarry_limit_max_connections", "connector", "test-0"));
         assertEquals(17.5, metrics.value("quarry_limit_idle_timeout_seconds"));
         assertEquals(7, metrics.value("quarry_limit_shutdown_timeout_seconds"));
+        assertEquals(2048, metrics.value("quarry_limit_min_request_body_rate_bytes_per_second"));
         assertEquals(4000, metrics.value("quarry_limit_max_request_line_bytes"));
         assertEquals(6000, metrics.value("quarry_limit_max_header_bytes"));
         assertEquals(50, metrics.value("quarry_limit_max_header_count"));

@@ -30,7 +30,7 @@ import java.util.logging.Level;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * A listener with {@link ServerBuilder#proxyProtocol(boolean)}: the client address of the PROXY protocol header is
@@ -76,7 +76,9 @@ class ProxyProtocolTest extends ServerTestBase {
     }
 
     @ParameterizedTest
-    @MethodSource("dev.quarry.server.test.Transport#http1")
+    @EnumSource(
+            value = Transport.class,
+            names = {"TCP", "UNIX"}) // the header is sent in clear
     void theRequestReportsTheClientOfAV1Header(Transport transport) throws Exception {
         start(transport, builder -> builder.proxyProtocol(true).route("GET /who", WHO));
         RawResponse response = connect().send(CLIENT_V1 + GET).readResponse();
@@ -85,7 +87,9 @@ class ProxyProtocolTest extends ServerTestBase {
     }
 
     @ParameterizedTest
-    @MethodSource("dev.quarry.server.test.Transport#http1")
+    @EnumSource(
+            value = Transport.class,
+            names = {"TCP", "UNIX"}) // the header is sent in clear
     void theRequestReportsTheClientOfAV2HeaderOnEveryRequestOfTheConnection(Transport transport) throws Exception {
         start(transport, builder -> builder.proxyProtocol(true).route("GET /who", WHO));
         RawClient client = connect().send(concat(v2Tcp4(new int[] {203, 0, 113, 9}, 40000), GET));

@@ -36,6 +36,7 @@ class StatusLimitsTest extends ServerTestBase {
                     .maxFieldCount(50)
                     .maxContentLength(1_000_000)
                     .build()))
+            .minRequestBodyRate(2048)
             .http2Config(Http2Config.builder()
                     .maxConcurrentStreams(66)
                     .initialStreamWindow(100_000)
@@ -70,6 +71,7 @@ class StatusLimitsTest extends ServerTestBase {
                 json,
                 "\"limits\":{\"idle timeout ms\":17000,\"h2 max streams\":66,"
                         + "\"h2 stream window\":100000,\"h2 connection window\":2000000,");
+        assertContains(json, ",\"min request body rate B/s\":2048}");
         assertContains(
                 json,
                 "\"limits\":{\"max request line bytes\":4000,\"max header bytes\":6000,\"max header count\":50,"

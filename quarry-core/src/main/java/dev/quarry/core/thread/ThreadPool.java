@@ -258,10 +258,31 @@ public final class ThreadPool implements TryExecutor, LifeCycle, Dumpable, Threa
      */
     @Override
     public void stop() throws InterruptedException {
+        stop(stopTimeout.toNanos(), stopTimeout.toNanos());
+    }
+
+    /**
+     * Stops within {@code timeout} in all, for an owner with a deadline of its own (a server's shutdown timeout, which
+     * the stop timeout applied twice would overrun): the running and queued tasks get the first half of it to finish,
+     * then the queue is abandoned and the threads still busy are interrupted and get the second half to exit. Threads
+     * still running after that (a task that ignores interrupts) are logged and left behind: they exit when their task
+     * ends. Called from a pool thread, it does not wait for that thread.
+     *
+     * @param timeout the most this call waits, zero or more
+     * @return how many threads were still running a task when it returned
+     * @throws InterruptedException if interrupted while waiting; the pool is terminated at once then
+     */
+    public int stop(Duration timeout) throws InterruptedException {
+        Objects.requireNonNull(timeout, "timeout");
+        long half = Math.max(0, timeout.toNanos()) / 2;
+        return stop(half, half);
+    }
+
+    private int stop(long gracefulNanos, long afterInterruptNanos) throws InterruptedException {
         lifeCycleLock.lock();
         try {
             if (state == STOPPED) {
-                return;
+                return 0;
             }
             state = STOPPING;
             reserved.stop();
@@ -271,10 +292,11 @@ public final class ThreadPool implements TryExecutor, LifeCycle, Dumpable, Threa
             }
             InterruptedException interrupted = null;
             try {
-                awaitThreads(System.nanoTime() + stopTimeout.toNanos());
+                awaitThreads(System.nanoTime() + gracefulNanos);
             } catch (InterruptedException x) {
                 interrupted = x;
             }
+            int left = 0;
             if (hasOtherThreads()) {
                 state = TERMINATING;
                 Thread self = Thread.currentThread();
@@ -285,19 +307,22 @@ public final class ThreadPool implements TryExecutor, LifeCycle, Dumpable, Threa
                 }
                 if (interrupted == null) {
                     try {
-                        awaitThreads(System.nanoTime() + stopTimeout.toNanos());
+                        awaitThreads(System.nanoTime() + afterInterruptNanos);
                     } catch (InterruptedException x) {
                         interrupted = x;
                     }
                 }
+                Duration waited = Duration.ofNanos(gracefulNanos + afterInterruptNanos);
                 for (PoolThread thread : workers) {
-                    if (thread != self && thread.isAlive()) {
+                    // An idle thread on its way out is no concern; one still in a task is.
+                    if (thread != self && thread.isAlive() && thread.currentTask() != null) {
+                        left++;
                         LOG.log(
                                 System.Logger.Level.WARNING,
                                 "thread pool {0}: thread {1} did not stop within {2}, running {3}",
                                 name,
                                 thread.getName(),
-                                stopTimeout,
+                                waited,
                                 thread.currentTask());
                     }
                 }
@@ -315,6 +340,7 @@ public final class ThreadPool implements TryExecutor, LifeCycle, Dumpable, Threa
             if (interrupted != null) {
                 throw interrupted;
             }
+            return left;
         } finally {
             lifeCycleLock.unlock();
         }

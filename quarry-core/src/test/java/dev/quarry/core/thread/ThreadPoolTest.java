@@ -225,6 +225,35 @@ class ThreadPoolTest {
     }
 
     @Test
+    void stopWithATimeoutReturnsWithinItEvenWhenATaskIgnoresInterrupts() throws Exception {
+        // The stop timeout, applied twice by stop(), would take 40 s: an owner with a deadline passes its own.
+        ThreadPool pool = start(ThreadPool.builder().minThreads(1).maxThreads(2).stopTimeout(Duration.ofSeconds(20)));
+        CountDownLatch started = new CountDownLatch(1);
+        AtomicBoolean done = new AtomicBoolean();
+        AtomicInteger interrupts = new AtomicInteger();
+        pool.execute(() -> {
+            started.countDown();
+            while (!done.get()) {
+                java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+                if (Thread.interrupted()) {
+                    interrupts.incrementAndGet(); // and carries on regardless
+                }
+            }
+        });
+        assertTrue(await(started));
+
+        long begin = System.nanoTime();
+        int left = pool.stop(Duration.ofMillis(400));
+        Duration took = Duration.ofNanos(System.nanoTime() - begin);
+
+        done.set(true);
+        assertEquals(1, left, "the task that ignored its interrupt");
+        assertTrue(interrupts.get() > 0, "interrupted once the first half of the timeout passed");
+        assertTrue(took.compareTo(Duration.ofSeconds(2)) < 0, "stop took " + took + " for a 400 ms timeout");
+        assertFalse(pool.isRunning());
+    }
+
+    @Test
     void stopInterruptsTasksThatOutliveTheStopTimeoutAndDiscardsTheQueue() throws Exception {
         ThreadPool pool = start(ThreadPool.builder().minThreads(1).maxThreads(1).stopTimeout(Duration.ofMillis(100)));
         CountDownLatch started = new CountDownLatch(1);

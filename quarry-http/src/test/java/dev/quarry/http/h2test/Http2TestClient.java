@@ -17,6 +17,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.ByteChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -26,6 +27,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Predicate;
+import javax.net.ssl.SSLContext;
 
 /**
  * A frame-level HTTP/2 client for tests: it sends any frame, including ones a correct client never would, and records
@@ -33,7 +35,8 @@ import java.util.function.Predicate;
  * {@link FrameParser}, so that a test can await the server's answer to a protocol error (GOAWAY, RST_STREAM) or a
  * whole response.
  *
- * <p>A blocking {@link SocketChannel} to a TCP or Unix-domain address; a reader thread parses what arrives and queues
+ * <p>A blocking {@link SocketChannel} to a TCP or Unix-domain address (or {@link TlsClientChannel TLS} over one, h2 by
+ * ALPN); a reader thread parses what arrives and queues
  * the events until the end of input, whatever came before it (a GOAWAY is followed by the server closing, and the
  * frames before the close are still collected). By default the client behaves as a real one would where a test rarely
  * cares: it acknowledges the server's SETTINGS (and applies its MAX_FRAME_SIZE and HEADER_TABLE_SIZE) and returns
@@ -78,7 +81,7 @@ public final class Http2TestClient implements AutoCloseable {
 
     private static final AtomicLong PINGS = new AtomicLong(0x5155_4152_5259_0000L);
 
-    private final SocketChannel channel;
+    private final ByteChannel channel;
     private final HpackEncoder encoder = new HpackEncoder();
     private final FrameGenerator generator = new FrameGenerator(encoder);
     private final FrameParser parser;
@@ -96,7 +99,7 @@ public final class Http2TestClient implements AutoCloseable {
     private boolean settingsSent;
     private int deferredAcks;
 
-    private Http2TestClient(SocketChannel channel, String authority, int maxFrameSize) {
+    private Http2TestClient(ByteChannel channel, String authority, int maxFrameSize) {
         this.channel = channel;
         this.authority = authority;
         HpackDecoder decoder =
@@ -143,15 +146,60 @@ public final class Http2TestClient implements AutoCloseable {
      * @return the connected client
      */
     public static Http2TestClient open(SocketAddress address, int maxFrameSize) {
+        return open(address, maxFrameSize, null);
+    }
+
+    /**
+     * Connects over TLS, offering {@code h2} by ALPN, sends the preface and an empty SETTINGS frame.
+     *
+     * @param address a TCP address
+     * @param tls the client's TLS context (which certificates it trusts)
+     * @return the connected client
+     */
+    public static Http2TestClient connect(SocketAddress address, SSLContext tls) {
+        Http2TestClient client = open(address, Http2Settings.DEFAULT_MAX_FRAME_SIZE, tls);
+        client.sendPreface();
+        client.sendSettings(new Http2Settings());
+        return client;
+    }
+
+    /**
+     * Connects without sending anything, in clear text or over TLS (then offering {@code h2} by ALPN and checking the
+     * server chose it).
+     *
+     * @param address a TCP or Unix-domain address
+     * @param maxFrameSize the largest frame the client reads
+     * @param tls the client's TLS context, or null for clear text
+     * @return the connected client
+     */
+    public static Http2TestClient open(SocketAddress address, int maxFrameSize, SSLContext tls) {
+        String authority = address instanceof java.net.InetSocketAddress inet
+                ? inet.getHostString() + ":" + inet.getPort()
+                : "localhost";
+        SocketChannel socket = null;
         try {
-            SocketChannel channel = SocketChannel.open(address);
-            String authority = address instanceof java.net.InetSocketAddress inet
-                    ? inet.getHostString() + ":" + inet.getPort()
-                    : "localhost";
+            socket = SocketChannel.open(address);
+            ByteChannel channel = socket;
+            if (tls != null) {
+                java.net.InetSocketAddress inet = (java.net.InetSocketAddress) address;
+                TlsClientChannel secure = TlsClientChannel.handshake(
+                        socket, tls, inet.getHostString(), inet.getPort(), List.of("h2"), DEFAULT_TIMEOUT);
+                if (!secure.applicationProtocol().equals("h2")) {
+                    throw new IOException("the server chose '" + secure.applicationProtocol() + "' by ALPN, not h2");
+                }
+                channel = secure;
+            }
             Http2TestClient client = new Http2TestClient(channel, authority, maxFrameSize);
             client.reader.start();
             return client;
         } catch (IOException x) {
+            if (socket != null) {
+                try {
+                    socket.close();
+                } catch (IOException suppressed) {
+                    x.addSuppressed(suppressed);
+                }
+            }
             throw new UncheckedIOException("cannot connect to " + address, x);
         }
     }

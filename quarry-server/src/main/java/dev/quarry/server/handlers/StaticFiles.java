@@ -13,6 +13,7 @@ import dev.quarry.server.AsyncHandler;
 import dev.quarry.server.Handlers;
 import dev.quarry.server.Request;
 import dev.quarry.server.Response;
+import dev.quarry.server.internal.OpenFilePermits;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
@@ -371,6 +372,13 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
                 Handlers.invoke(fileSystemHandler, request, response, callback); // replaced since answersInPlace()
                 return;
             }
+            Callback done = callback;
+            if (!OpenFilePermits.acquire(request, () -> Handlers.invoke(fileSystemHandler, request, response, done))) {
+                // This connection's other responses keep as many files open as it may (HTTP/2): served, from the
+                // start, once one of them closes its file.
+                return;
+            }
+            callback = OpenFilePermits.releasing(request, callback);
             try {
                 file = FileChannel.open(representation.path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
                 if (file.size() != representation.size) {

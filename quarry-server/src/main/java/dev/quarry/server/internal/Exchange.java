@@ -234,11 +234,18 @@ public final class Exchange {
      */
     private void answerFailure(Throwable handlerFailure) {
         HttpException bad = badContent;
+        if (bad == null && stream.isBroken()) {
+            // The client reset or closed the connection, or a timeout closed it: no answer can reach it, so none is
+            // made up and counted (it would count as a server error); the stream only ends.
+            LOG.log(Level.DEBUG, () -> "not answering " + describe() + ", its connection is gone: " + handlerFailure);
+            stream.failed(handlerFailure);
+            return;
+        }
         Throwable failure = bad != null ? bad : handlerFailure;
         int status = failure instanceof HttpException http ? http.status() : HttpStatus.INTERNAL_SERVER_ERROR_500;
         String message = failure instanceof HttpException http ? http.reason() : HttpStatus.reason(status);
         ErrorHandler<Throwable> errorHandler = context.errors().handlerFor(failure);
-        if (errorHandler != null || bad != null || failure instanceof HttpException || stream.isBroken()) {
+        if (errorHandler != null || bad != null || failure instanceof HttpException) {
             // The application's answer (an error handler, an HttpException) or the client's doing: not a fault.
             LOG.log(Level.DEBUG, () -> "answering " + status + " to " + describe() + ": " + handlerFailure);
         } else {

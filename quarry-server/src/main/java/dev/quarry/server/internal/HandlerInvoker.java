@@ -3,6 +3,7 @@ package dev.quarry.server.internal;
 import dev.quarry.core.Callback;
 import dev.quarry.core.Invocable;
 import dev.quarry.core.InvocationType;
+import dev.quarry.core.thread.BoundedVirtualThreadExecutor;
 import dev.quarry.http.HttpStatus;
 import dev.quarry.server.AsyncHandler;
 import dev.quarry.server.Request;
@@ -139,6 +140,18 @@ public final class HandlerInvoker {
     /** @return whether every blocking handler is dispatched off platform threads (virtual threads) */
     public boolean dispatchesAllBlocking() {
         return virtualThreads;
+    }
+
+    /**
+     * @return blocking handlers running or waiting to run now: a stopping server reports those its deadline cuts off.
+     *     Asynchronous handlers hold no thread and are not counted.
+     */
+    public int blockingInProgress() {
+        if (blockingExecutor instanceof BoundedVirtualThreadExecutor executor) {
+            BoundedVirtualThreadExecutor.Statistics now = executor.statistics();
+            return now.running() + now.queued();
+        }
+        return platformAdmitted.get();
     }
 
     /** @return requests answered 503 because the blocking executor was full */

@@ -63,6 +63,22 @@ public interface HttpStream {
     }
 
     /**
+     * Asks for a permit to open a file for this stream's response: a connection that multiplexes streams (HTTP/2)
+     * bounds how many files its responses keep open, so that a client cannot make it hold one per stream. A stream
+     * holds at most one permit; asking again while holding it is granted at once.
+     *
+     * @param onGranted run, on whichever thread frees a permit, once one is granted to this stream; only if this
+     *     returns false
+     * @return true if the permit is granted now (always, on a connection without the bound)
+     */
+    default boolean acquireFilePermit(Runnable onGranted) {
+        return true;
+    }
+
+    /** Gives back this stream's file permit, if it holds one (the file was closed); idempotent. */
+    default void releaseFilePermit() {}
+
+    /**
      * The exchange completed: the response was fully sent and the handler is done. The stream may start the next
      * exchange.
      */

@@ -9,6 +9,7 @@ import dev.quarry.server.AsyncHandler;
 import dev.quarry.server.Http2Config;
 import dev.quarry.server.HttpConfig;
 import dev.quarry.server.ServerStatistics;
+import dev.quarry.server.internal.h2.Http2ContentBudget;
 import java.util.Optional;
 
 /**
@@ -27,6 +28,7 @@ import java.util.Optional;
  * @param threads the platform threads: HTTP/2 sessions hand production to their reserved threads
  * @param http2Config HTTP/2 settings and limits
  * @param errors the error handlers and error pages
+ * @param http2Budget the server-wide budget of unread HTTP/2 request content
  */
 public record ServerContext(
         AsyncHandler handler,
@@ -40,7 +42,29 @@ public record ServerContext(
         Optional<Http2Upgrade> http2,
         TryExecutor threads,
         Http2Config http2Config,
-        ErrorPages errors) {
+        ErrorPages errors,
+        Http2ContentBudget http2Budget) {
+
+    /**
+     * @param handler the root handler
+     * @return a copy with it
+     */
+    public ServerContext withHandler(AsyncHandler handler) {
+        return new ServerContext(
+                handler,
+                invoker,
+                config,
+                buffers,
+                timer,
+                dateField,
+                serverField,
+                statistics,
+                http2,
+                threads,
+                http2Config,
+                errors,
+                http2Budget);
+    }
 
     /**
      * @param http2 the HTTP/2 upgrade support
@@ -59,7 +83,8 @@ public record ServerContext(
                 http2,
                 threads,
                 http2Config,
-                errors);
+                errors,
+                http2Budget);
     }
 
     /**

@@ -8,6 +8,7 @@ import dev.quarry.server.MultipartConfig;
 import dev.quarry.server.Request;
 import dev.quarry.server.Router;
 import dev.quarry.server.test.ServerTestBase;
+import dev.quarry.server.test.TestCertificates;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -143,6 +144,10 @@ class MultipartTest extends ServerTestBase {
     private Curl curl(String... arguments) throws Exception {
         Assumptions.assumeTrue(curlAvailable, "curl is not installed: the curl tests are skipped");
         List<String> command = new ArrayList<>(List.of("curl", "-sS", "--max-time", String.valueOf(WAIT.toSeconds())));
+        if (transport.isTls()) {
+            command.add("--cacert");
+            command.add(TestCertificates.ec().certificatePem().toString());
+        }
         command.addAll(List.of(arguments));
         Process process = new ProcessBuilder(command)
                 .redirectInput(ProcessBuilder.Redirect.PIPE)

@@ -10,6 +10,7 @@ import dev.quarry.http.h2test.Http2TestClient;
 import dev.quarry.server.Http2Config;
 import dev.quarry.server.Server;
 import dev.quarry.server.ServerBuilder;
+import dev.quarry.server.test.TestCertificates;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.security.MessageDigest;
@@ -30,7 +31,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * What the HTTP/2 server tests share: a server on an ephemeral loopback port whose buffers come from the test's
  * leak-tracking pool (checked after each test, once the server stopped), frame-level clients connected to it by prior
- * knowledge, small HTTP/2 limits, bodies and digests.
+ * knowledge (or over TLS, in the {@code ...OverTlsTest} subclasses), small HTTP/2 limits, bodies and digests.
  */
 @ExtendWith(LeakTrackingPoolExtension.class)
 abstract class Http2ServerTestSupport {
@@ -56,12 +57,27 @@ abstract class Http2ServerTestSupport {
         }
     }
 
-    /** Starts a server on 127.0.0.1 with an ephemeral port, the test's pool, and what {@code configure} adds. */
+    /**
+     * @return whether this test speaks HTTP/2 over TLS ({@code h2} by ALPN on an HTTPS port) rather than h2c by prior
+     *     knowledge; a subclass that returns true runs every test of its superclass over TLS
+     */
+    boolean overTls() {
+        return false;
+    }
+
+    /**
+     * Starts a server on 127.0.0.1 with an ephemeral port (HTTPS with the test certificate if {@link #overTls()}), the
+     * test's pool, and what {@code configure} adds.
+     */
     Server start(UnaryOperator<ServerBuilder> configure) throws IOException {
-        server = configure
-                .apply(Server.builder().http("127.0.0.1", 0).buffers(pool).name("h2test"))
-                .build()
-                .start();
+        ServerBuilder builder = Server.builder().buffers(pool).name("h2test");
+        if (overTls()) {
+            TestCertificates certificates = TestCertificates.ec();
+            builder.https("127.0.0.1", 0, tls -> tls.keyStore(certificates.keyStore(), TestCertificates.PASSWORD));
+        } else {
+            builder.http("127.0.0.1", 0);
+        }
+        server = configure.apply(builder).build().start();
         return server;
     }
 
@@ -76,7 +92,17 @@ abstract class Http2ServerTestSupport {
 
     /** A frame-level client with {@code settings}, past the SETTINGS exchange; closed after the test. */
     Http2TestClient connect(Http2Settings settings) {
-        Http2TestClient client = Http2TestClient.connect(address(), settings);
+        Http2TestClient client;
+        if (overTls()) {
+            client = Http2TestClient.open(
+                    address(),
+                    (int) settings.get(Http2Settings.MAX_FRAME_SIZE).orElse(Http2Settings.DEFAULT_MAX_FRAME_SIZE),
+                    TestCertificates.ec().clientContext());
+            client.sendPreface();
+            client.sendSettings(settings);
+        } else {
+            client = Http2TestClient.connect(address(), settings);
+        }
         clients.add(client);
         client.awaitSettings(TIMEOUT);
         client.awaitSettingsAck(TIMEOUT);
@@ -85,7 +111,8 @@ abstract class Http2ServerTestSupport {
 
     /** A client that has not sent anything yet; closed after the test. */
     Http2TestClient open() {
-        Http2TestClient client = Http2TestClient.open(address(), 16_384);
+        Http2TestClient client = Http2TestClient.open(
+                address(), 16_384, overTls() ? TestCertificates.ec().clientContext() : null);
         clients.add(client);
         return client;
     }
@@ -135,9 +162,26 @@ abstract class Http2ServerTestSupport {
         private int maxControlFramesPerSecond = Http2Config.DEFAULT.maxControlFramesPerSecond();
         private Duration settingsAckTimeout = Http2Config.DEFAULT.settingsAckTimeout();
         private Duration streamIdleTimeout = Http2Config.DEFAULT.streamIdleTimeout();
+        private long maxHeldContent = Http2Config.DEFAULT.maxHeldContent();
+        private int maxOpenFiles = Http2Config.DEFAULT.maxOpenFiles();
 
         Limits maxConcurrentStreams(int value) {
             maxConcurrentStreams = value;
+            return this;
+        }
+
+        Limits connectionWindow(int value) {
+            connectionWindow = value;
+            return this;
+        }
+
+        Limits maxOpenFiles(int value) {
+            maxOpenFiles = value;
+            return this;
+        }
+
+        Limits maxHeldContent(long value) {
+            maxHeldContent = value;
             return this;
         }
 
@@ -193,7 +237,9 @@ abstract class Http2ServerTestSupport {
                     maxResetsPerSecond,
                     maxControlFramesPerSecond,
                     settingsAckTimeout,
-                    streamIdleTimeout);
+                    streamIdleTimeout,
+                    maxHeldContent,
+                    maxOpenFiles);
         }
     }
 }

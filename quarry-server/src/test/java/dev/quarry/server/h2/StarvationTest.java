@@ -9,6 +9,7 @@ import dev.quarry.http.HttpFields;
 import dev.quarry.http.h2test.FrameEvent;
 import dev.quarry.http.h2test.Http2TestClient;
 import dev.quarry.io.EndPoint;
+import dev.quarry.io.TlsConnection;
 import dev.quarry.server.h2.TestHandlers.Shape;
 import dev.quarry.server.internal.h2.Http2ServerConnection;
 import java.io.InputStream;
@@ -154,6 +155,9 @@ class StarvationTest extends Http2ServerTestSupport {
     private StrategyStatistics busiestSession() {
         return server.connectors().get(0).endPoints().stream()
                 .map(EndPoint::connection)
+                .map(connection -> connection instanceof TlsConnection tls
+                        ? tls.decryptedEndPoint().connection()
+                        : connection)
                 .filter(Http2ServerConnection.class::isInstance)
                 .map(connection -> ((Http2ServerConnection) connection).strategyStatistics())
                 .max(Comparator.comparingLong(StrategyStatistics::tasks))

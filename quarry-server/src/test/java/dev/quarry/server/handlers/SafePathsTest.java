@@ -82,7 +82,8 @@ class SafePathsTest extends StaticFilesTestSupport {
                 16 * 1024,
                 32 * 1024,
                 64 * 1024,
-                HttpConfig.DEFAULT.headerTimeout());
+                HttpConfig.DEFAULT.headerTimeout(),
+                HttpConfig.DEFAULT.minRequestBodyRate());
         start(StaticFiles.builder(root), b -> b.httpConfig(config));
     }
 

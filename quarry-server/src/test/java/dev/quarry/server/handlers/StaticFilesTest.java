@@ -83,7 +83,8 @@ class StaticFilesTest extends StaticFilesTestSupport {
     void contentTypeComesFromTheExtension(String name, String type) throws Exception {
         write(name, "x");
         start();
-        HttpResponse<byte[]> response = HttpClient.newHttpClient()
+        HttpResponse<byte[]> response = httpClient()
+                .build()
                 .send(
                         HttpRequest.newBuilder(server.uri().resolve("/" + name)).build(),
                         HttpResponse.BodyHandlers.ofByteArray());
@@ -387,8 +388,7 @@ class StaticFilesTest extends StaticFilesTestSupport {
         write("small.bin", small);
         write("large.bin", large);
         start();
-        HttpClient client =
-                HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        HttpClient client = httpClient().version(HttpClient.Version.HTTP_1_1).build();
         for (int i = 0; i < 3; i++) {
             for (String name : new String[] {"small.bin", "large.bin"}) {
                 HttpResponse<byte[]> response = client.send(

@@ -8,11 +8,13 @@ import dev.quarry.server.AsyncHandler;
 import dev.quarry.server.HttpConfig;
 import dev.quarry.server.Server;
 import dev.quarry.server.ServerBuilder;
+import dev.quarry.server.test.TestCertificates;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
+import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,7 +31,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A server with {@link StaticFiles} over a temporary root, and a raw HTTP/1.1 client that shows every byte. */
+/**
+ * A server with {@link StaticFiles} over a temporary root, and a raw HTTP/1.1 client that shows every byte; over TLS in
+ * the {@code ...OverTlsTest} subclasses (where files cannot go zero-copy, and are read and encrypted instead).
+ */
 @ExtendWith(LeakTrackingPoolExtension.class)
 abstract class StaticFilesTestSupport {
     /** The modification time of files written by {@link #write}: long past, so that Last-Modified is strong. */
@@ -58,6 +63,11 @@ abstract class StaticFilesTestSupport {
         }
     }
 
+    /** @return whether the server listens on HTTPS (with the test certificate) and the clients speak TLS */
+    boolean overTls() {
+        return false;
+    }
+
     StaticFiles start() throws IOException {
         return start(StaticFiles.builder(root));
     }
@@ -73,11 +83,15 @@ abstract class StaticFilesTestSupport {
     }
 
     void startServer(AsyncHandler handler, UnaryOperator<ServerBuilder> configure) throws IOException {
-        ServerBuilder serverBuilder = Server.builder()
-                .http("127.0.0.1", 0)
-                .buffers(pool)
-                .httpConfig(HttpConfig.DEFAULT)
-                .handler(handler);
+        ServerBuilder serverBuilder = Server.builder();
+        if (overTls()) {
+            TestCertificates certificates = TestCertificates.ec();
+            serverBuilder.https(
+                    "127.0.0.1", 0, tls -> tls.keyStore(certificates.keyStore(), TestCertificates.PASSWORD));
+        } else {
+            serverBuilder.http("127.0.0.1", 0);
+        }
+        serverBuilder.buffers(pool).httpConfig(HttpConfig.DEFAULT).handler(handler);
         server = configure.apply(serverBuilder).build().start();
     }
 
@@ -118,7 +132,9 @@ abstract class StaticFilesTestSupport {
 
     /** Sends raw bytes and reads the response until the server closes the connection. */
     Reply exchange(String raw) throws IOException {
-        try (Socket socket = new Socket("127.0.0.1", server.port())) {
+        try (Socket socket = overTls()
+                ? TestCertificates.ec().clientContext().getSocketFactory().createSocket("127.0.0.1", server.port())
+                : new Socket("127.0.0.1", server.port())) {
             socket.setSoTimeout(20_000);
             OutputStream out = socket.getOutputStream();
             out.write(raw.getBytes(StandardCharsets.ISO_8859_1));
@@ -128,6 +144,15 @@ abstract class StaticFilesTestSupport {
             in.transferTo(all);
             return Reply.parse(all.toByteArray());
         }
+    }
+
+    /** @return a JDK client builder that trusts the server's certificate when {@link #overTls()} */
+    HttpClient.Builder httpClient() {
+        HttpClient.Builder builder = HttpClient.newBuilder();
+        if (overTls()) {
+            builder.sslContext(TestCertificates.ec().clientContext());
+        }
+        return builder;
     }
 
     /** A response as received. */

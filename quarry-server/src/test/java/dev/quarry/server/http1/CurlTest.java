@@ -7,6 +7,7 @@ import dev.quarry.server.Router;
 import dev.quarry.server.test.Bodies;
 import dev.quarry.server.test.Echo;
 import dev.quarry.server.test.ServerTestBase;
+import dev.quarry.server.test.TestCertificates;
 import dev.quarry.server.test.Transport;
 import java.io.IOException;
 import java.io.InputStream;
@@ -26,7 +27,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The server as curl sees it, over TCP and over a Unix-domain socket ({@code --unix-socket}): several URLs on one
+ * The server as curl sees it, over TCP, over TLS ({@code https://}, HTTP/1.1 by ALPN) and over a Unix-domain socket
+ * ({@code --unix-socket}): several URLs on one
  * kept-alive connection, chunked uploads from stdin and from a file, {@code --http1.0}, {@code -I} (HEAD), and
  * {@code Expect: 100-continue} for a large body. Skipped when curl is not installed.
  */
@@ -77,6 +79,11 @@ class CurlTest extends ServerTestBase {
             command.add("--unix-socket");
             command.add(address.getPath().toString());
         }
+        if (transport.isTls()) {
+            command.add("--http1.1"); // curl would otherwise offer h2 by ALPN and get it
+            command.add("--cacert");
+            command.add(TestCertificates.ec().certificatePem().toString());
+        }
         command.addAll(List.of(arguments));
         Process process = new ProcessBuilder(command).start();
         CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> read(process.getErrorStream()));
@@ -105,9 +112,12 @@ class CurlTest extends ServerTestBase {
         return new String(readBytes(in), StandardCharsets.UTF_8);
     }
 
-    /** @return the URL of a path: the real port over TCP; any host over a Unix socket, which curl ignores */
+    /**
+     * @return the URL of a path: the real port over TCP ({@code https://} over TLS); any host over a Unix socket, which
+     *     curl ignores
+     */
     private String url(String path) {
-        return transport == Transport.TCP ? uri(path).toString() : "http://localhost" + path;
+        return transport.isTcp() ? uri(path).toString() : "http://localhost" + path;
     }
 
     @ParameterizedTest

@@ -117,7 +117,8 @@ class DateAndServerHeaderTest extends ServerTestBase {
                 quiet.inputBufferSize(),
                 quiet.outputBufferSize(),
                 quiet.maxUnconsumedContent(),
-                quiet.headerTimeout());
+                quiet.headerTimeout(),
+                quiet.minRequestBodyRate());
         start(builder -> builder.handler(OK).httpConfig(config));
 
         RawResponse response = connect().send(GET).readResponse();

@@ -240,7 +240,7 @@ class HandlerErrorTest extends ServerTestBase {
     }
 
     @Test
-    void aHandlerWaitingForABodyThatNeverComesFailsAtTheIdleTimeout() throws Exception {
+    void aHandlerWaitingForABodyThatNeverComesFailsAtTheIdleTimeoutAndTheClientGets408() throws Exception {
         start(builder -> builder.handler(routes()).idleTimeout(Duration.ofMillis(500)));
         RawClient client = connect();
 
@@ -248,6 +248,9 @@ class HandlerErrorTest extends ServerTestBase {
 
         Throwable failure = readFailure.get(WAIT.toSeconds(), TimeUnit.SECONDS);
         assertTrue(failure instanceof IOException, failure::toString);
+        RawResponse response = client.readResponse();
+        assertEquals(408, response.status(), response::toString);
+        assertTrue(response.connectionClose(), response::toString);
         client.awaitClosed();
         assertServedNormally(GET_OK);
     }

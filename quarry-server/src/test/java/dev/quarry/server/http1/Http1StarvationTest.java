@@ -84,9 +84,13 @@ class Http1StarvationTest extends ServerTestBase {
         assertEquals(MAX_THREADS, pool.busy(), () -> "still saturated while the health request was served: " + pool);
         assertEquals(CONNECTIONS - handlerThreads, pool.queueSize(), pool::toString);
         assertEquals(handlerThreads, uploadsStarted.get(), "no upload handler could run meanwhile");
-        assertTrue(
-                after.produceInvokeConsume() > before.produceInvokeConsume(),
-                () -> "the health request was consumed in place in non-blocking mode: " + before + " -> " + after);
+        if (!transport.isTls()) {
+            // Over TLS the request may come with the client's last handshake flight, and then be read by the TLS
+            // thread that completed the handshake (also in non-blocking mode), not by the selector's strategy.
+            assertTrue(
+                    after.produceInvokeConsume() > before.produceInvokeConsume(),
+                    () -> "the health request was consumed in place in non-blocking mode: " + before + " -> " + after);
+        }
         assertEquals(0, after.executeProduceConsume(), "production was never handed over: " + after);
         for (RawClient upload : uploads) {
             assertFalse(upload.isClosedByServer());

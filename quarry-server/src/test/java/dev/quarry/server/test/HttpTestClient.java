@@ -12,7 +12,7 @@ import java.util.TreeMap;
 
 /**
  * A client that speaks whatever the transport of a {@link Setup} speaks — HTTP/1.1 over a raw connection, or HTTP/2 by
- * prior knowledge — behind one interface, so that a server test states behaviour once and runs over every transport.
+ * prior knowledge or by ALPN over TLS — behind one interface, so that a server test states behaviour once and runs over every transport.
  * Each client is one connection; requests on it are sent one after the other (HTTP/1.1) or as concurrent streams
  * (HTTP/2, through {@link #send} from several threads).
  *
@@ -73,7 +73,11 @@ public interface HttpTestClient extends AutoCloseable {
     static HttpTestClient connect(Transport transport, java.net.SocketAddress address, Duration timeout)
             throws IOException {
         if (transport.http2()) {
-            return new OverHttp2(Http2TestClient.connect(address), timeout);
+            return new OverHttp2(
+                    transport.isTls()
+                            ? Http2TestClient.connect(address, transport.clientTls())
+                            : Http2TestClient.connect(address),
+                    timeout);
         }
         return new OverHttp1(RawClient.connect(transport, address).timeout(timeout));
     }
@@ -116,7 +120,7 @@ public interface HttpTestClient extends AutoCloseable {
         }
     }
 
-    /** HTTP/2 by prior knowledge. */
+    /** HTTP/2 by prior knowledge, or over TLS. */
     final class OverHttp2 implements HttpTestClient {
         private final Http2TestClient h2;
         private final Duration timeout;

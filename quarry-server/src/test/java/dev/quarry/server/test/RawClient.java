@@ -1,12 +1,15 @@
 package dev.quarry.server.test;
 
+import dev.quarry.http.h2test.TlsClientChannel;
 import java.io.EOFException;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
+import java.nio.channels.ByteChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
@@ -21,7 +24,8 @@ import java.util.Locale;
  * byte (smuggling, pipelining, limits) or that must see exactly how the server ends a connection.
  *
  * <p>It works over any {@link Transport} (a non-blocking {@link SocketChannel} with its own {@link Selector}, so that
- * every read has a timeout, TCP and Unix-domain alike). Reads are buffered: bytes the server sent after the response
+ * every read has a timeout, TCP and Unix-domain alike; over TLS, a {@link TlsClientChannel} on it, and the bytes sent
+ * and read are the decrypted ones). Reads are buffered: bytes the server sent after the response
  * that was asked for (pipelined responses) stay for the next read.
  *
  * <p>Thread-safety: one thread may send while another reads; otherwise one thread.
@@ -31,6 +35,9 @@ public final class RawClient implements AutoCloseable {
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(20);
 
     private final SocketChannel channel;
+    // What bytes are read from and written to: the socket, or TLS over it.
+    private final ByteChannel io;
+    private final TlsClientChannel tls;
     private final Selector selector;
     private final SelectionKey key;
     // Writes wait on their own selector, so that one thread may send while another reads (a full-duplex client).
@@ -41,8 +48,10 @@ public final class RawClient implements AutoCloseable {
     private boolean eof;
     private long received;
 
-    private RawClient(SocketChannel channel) throws IOException {
+    private RawClient(SocketChannel channel, TlsClientChannel tls) throws IOException {
         this.channel = channel;
+        this.tls = tls;
+        this.io = tls == null ? channel : tls;
         channel.configureBlocking(false);
         this.selector = Selector.open();
         this.key = channel.register(selector, 0);
@@ -62,7 +71,18 @@ public final class RawClient implements AutoCloseable {
         SocketChannel channel = transport.open();
         try {
             channel.connect(address);
-            return new RawClient(channel);
+            TlsClientChannel tls = null;
+            if (transport.isTls()) {
+                InetSocketAddress inet = (InetSocketAddress) address;
+                tls = TlsClientChannel.handshake(
+                        channel,
+                        transport.clientTls(),
+                        inet.getHostString(),
+                        inet.getPort(),
+                        List.of("http/1.1"),
+                        DEFAULT_TIMEOUT);
+            }
+            return new RawClient(channel, tls);
         } catch (IOException | RuntimeException x) {
             channel.close();
             throw x;
@@ -117,7 +137,7 @@ public final class RawClient implements AutoCloseable {
         ByteBuffer out = ByteBuffer.wrap(bytes);
         long deadline = System.nanoTime() + timeout.toNanos();
         while (out.hasRemaining()) {
-            if (channel.write(out) == 0) {
+            if (io.write(out) == 0) {
                 await(
                         writeSelector,
                         writeKey,
@@ -128,12 +148,20 @@ public final class RawClient implements AutoCloseable {
                 deadline = System.nanoTime() + timeout.toNanos(); // progress: a slow reader is not a timeout
             }
         }
+        // TLS: the last record may still wait for room in the socket.
+        while (tls != null && !tls.flushPending()) {
+            await(writeSelector, writeKey, SelectionKey.OP_WRITE, deadline, "writing the last TLS record");
+        }
         return this;
     }
 
-    /** Half-closes: the server reads end of stream. */
+    /** Half-closes: the server reads end of stream (over TLS, close_notify then FIN). */
     public void shutdownOutput() throws IOException {
-        channel.shutdownOutput();
+        if (tls != null) {
+            tls.shutdownOutput();
+        } else {
+            channel.shutdownOutput();
+        }
     }
 
     /**
@@ -334,7 +362,7 @@ public final class RawClient implements AutoCloseable {
             in.compact();
             int read;
             try {
-                read = channel.read(in);
+                read = io.read(in);
             } finally {
                 in.flip();
             }
@@ -377,7 +405,7 @@ public final class RawClient implements AutoCloseable {
             in.compact();
             int read;
             try {
-                read = channel.read(in);
+                read = io.read(in);
             } finally {
                 in.flip();
             }
@@ -434,6 +462,8 @@ public final class RawClient implements AutoCloseable {
         } catch (IOException x) {
             local = "closed";
         }
-        return "RawClient{" + local + ", received=" + received + (eof ? ", EOF" : "") + "}";
+        return "RawClient{" + local
+                + (tls != null ? ", " + tls.engine().getSession().getProtocol() : "") + ", received=" + received
+                + (eof ? ", EOF" : "") + "}";
     }
 }

@@ -62,13 +62,21 @@ public abstract class ServerTestBase {
     }
 
     /**
-     * Starts the server over TCP.
+     * Starts the server over TCP (or the {@link #defaultTransport()}).
      *
      * @param config sets the handler and anything else the test needs
      * @return the started server
      */
     protected Server start(Consumer<ServerBuilder> config) throws IOException {
-        return start(Transport.TCP, config);
+        return start(defaultTransport(), config);
+    }
+
+    /**
+     * @return the transport of {@link #start(Consumer)}: TCP; a subclass that returns {@link Transport#TLS} runs the
+     *     tests of its superclass over TLS
+     */
+    protected Transport defaultTransport() {
+        return Transport.TCP;
     }
 
     /**
@@ -122,15 +130,17 @@ public abstract class ServerTestBase {
      */
     protected HttpClient httpClient() {
         Assumptions.assumeTrue(transport.isTcp(), "the JDK HttpClient only speaks TCP, not " + transport);
-        return track(HttpClient.newBuilder()
-                .version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(WAIT)
-                .build());
+        HttpClient.Builder builder =
+                HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(WAIT);
+        if (transport.isTls()) {
+            builder.sslContext(transport.clientTls());
+        }
+        return track(builder.build());
     }
 
     /**
      * @param pathAndQuery e.g. {@code /echo?x=1}
-     * @return the URI of the server's TCP connector
+     * @return the URI of the server's TCP connector ({@code https://} over TLS)
      */
     protected URI uri(String pathAndQuery) {
         return server.uri().resolve(pathAndQuery);

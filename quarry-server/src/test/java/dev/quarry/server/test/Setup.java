@@ -4,7 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One cell of the server test matrix: a {@link Transport} (HTTP/1.1 over TCP or a Unix socket, h2c, ...) times where
+ * One cell of the server test matrix: a {@link Transport} (HTTP/1.1 over TCP, a Unix socket or TLS; HTTP/2 as h2c or
+ * over TLS) times where
  * blocking handlers run (virtual threads, or the platform pool). A test that takes a {@code Setup} parameter runs in
  * every cell:
  *

@@ -9,7 +9,8 @@ import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.PrivateKey;
-import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -33,36 +34,38 @@ public final class TestCertificates {
     private final Path keyStore;
     private final Path certificatePem;
     private final Path keyPem;
+    private final X509Certificate certificate;
     private final SSLContext clientContext;
 
-    private TestCertificates(String algorithm) throws IOException, GeneralSecurityException, InterruptedException {
+    private TestCertificates(String algorithm, String commonName, String san)
+            throws IOException, GeneralSecurityException, InterruptedException {
         Path directory = Files.createTempDirectory("quarry-test-cert-");
         directory.toFile().deleteOnExit();
         keyStore = directory.resolve("server.p12");
         String java = System.getProperty("java.home");
-        Process keytool = new ProcessBuilder(
-                        Path.of(java, "bin", "keytool").toString(),
-                        "-genkeypair",
-                        "-alias",
-                        "server",
-                        "-keyalg",
-                        algorithm,
-                        algorithm.equals("EC") ? "-groupname" : "-keysize",
-                        algorithm.equals("EC") ? "secp256r1" : "2048",
-                        "-dname",
-                        "CN=localhost",
-                        "-ext",
-                        "SAN=dns:localhost,ip:127.0.0.1",
-                        "-validity",
-                        "30",
-                        "-storetype",
-                        "PKCS12",
-                        "-keystore",
-                        keyStore.toString(),
-                        "-storepass",
-                        PASSWORD)
-                .redirectErrorStream(true)
-                .start();
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(java, "bin", "keytool").toString(),
+                "-genkeypair",
+                "-alias",
+                "server",
+                "-keyalg",
+                algorithm,
+                algorithm.equals("EC") ? "-groupname" : "-keysize",
+                algorithm.equals("EC") ? "secp256r1" : "2048",
+                "-dname",
+                "CN=" + commonName,
+                "-validity",
+                "30",
+                "-storetype",
+                "PKCS12",
+                "-keystore",
+                keyStore.toString(),
+                "-storepass",
+                PASSWORD));
+        if (!san.isEmpty()) {
+            command.addAll(List.of("-ext", "SAN=" + san));
+        }
+        Process keytool = new ProcessBuilder(command).redirectErrorStream(true).start();
         String output = new String(keytool.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!keytool.waitFor(60, TimeUnit.SECONDS) || keytool.exitValue() != 0) {
             throw new IOException("keytool failed: " + output);
@@ -72,7 +75,7 @@ public final class TestCertificates {
             store.load(in, PASSWORD.toCharArray());
         }
         PrivateKey key = (PrivateKey) store.getKey("server", PASSWORD.toCharArray());
-        Certificate certificate = store.getCertificate("server");
+        certificate = (X509Certificate) store.getCertificate("server");
         certificatePem = directory.resolve("cert.pem");
         keyPem = directory.resolve("key.pem");
         Files.writeString(certificatePem, pem("CERTIFICATE", certificate.getEncoded()));
@@ -99,7 +102,7 @@ public final class TestCertificates {
     /** @return an EC (P-256) certificate */
     public static synchronized TestCertificates ec() {
         if (ec == null) {
-            ec = generate("EC");
+            ec = generate("EC", "localhost", "dns:localhost,ip:127.0.0.1");
         }
         return ec;
     }
@@ -107,14 +110,34 @@ public final class TestCertificates {
     /** @return an RSA (2048) certificate */
     public static synchronized TestCertificates rsa() {
         if (rsa == null) {
-            rsa = generate("RSA");
+            rsa = generate("RSA", "localhost", "dns:localhost,ip:127.0.0.1");
         }
         return rsa;
     }
 
-    private static TestCertificates generate(String algorithm) {
+    /**
+     * Makes a new certificate (never cached: each call a new key) for some host names.
+     *
+     * @param algorithm {@code EC} or {@code RSA}
+     * @param commonName the subject's CN
+     * @param dnsNames its DNS subject alternative names, e.g. {@code *.example.com}; none for a certificate that names
+     *     its host by CN only
+     * @return the certificate, as a keystore and as PEM files
+     */
+    public static TestCertificates create(String algorithm, String commonName, String... dnsNames) {
+        return generate(
+                algorithm,
+                commonName,
+                String.join(
+                        ",",
+                        java.util.Arrays.stream(dnsNames)
+                                .map(name -> "dns:" + name)
+                                .toList()));
+    }
+
+    private static TestCertificates generate(String algorithm, String commonName, String san) {
         try {
-            return new TestCertificates(algorithm);
+            return new TestCertificates(algorithm, commonName, san);
         } catch (IOException x) {
             throw new UncheckedIOException(x);
         } catch (GeneralSecurityException | InterruptedException x) {
@@ -135,6 +158,11 @@ public final class TestCertificates {
     /** @return the private key, PEM PKCS#8 */
     public Path keyPem() {
         return keyPem;
+    }
+
+    /** @return the certificate */
+    public X509Certificate certificate() {
+        return certificate;
     }
 
     /** @return a client context that trusts this certificate only */

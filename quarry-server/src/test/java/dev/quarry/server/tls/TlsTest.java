@@ -30,6 +30,8 @@ import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import javax.net.ssl.SSLHandshakeException;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.Test;
@@ -236,6 +238,81 @@ class TlsTest extends ServerTestBase {
         String expected =
                 version == HttpClient.Version.HTTP_2 ? "hello https HTTP/2.0\n2" : "hello https HTTP/1.1\n1.1";
         assertEquals(expected, output);
+    }
+
+    /** h2load (nghttp2) over TLS: h2 chosen by ALPN, a small bounded run, every request answered. */
+    @Test
+    void h2loadCompletesEveryRequestOverTls() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                Files.isExecutable(Path.of("/usr/bin/h2load")), "h2load is not installed");
+        startHttps(builder -> {});
+        Process h2load = new ProcessBuilder(
+                        "/usr/bin/h2load",
+                        "-n",
+                        "1000",
+                        "-c",
+                        "4",
+                        "-m",
+                        "10",
+                        uri("/hello").toString())
+                .redirectErrorStream(true)
+                .start();
+        String output = new String(h2load.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(h2load.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS), output);
+        assertEquals(0, h2load.exitValue(), output);
+        assertTrue(output.contains("Application protocol: h2"), output);
+        Matcher requests = Pattern.compile("requests: (\\d+) total, (\\d+) started, (\\d+) done, (\\d+) succeeded, "
+                        + "(\\d+) failed, (\\d+) errored, (\\d+) timeout")
+                .matcher(output);
+        assertTrue(requests.find(), output);
+        assertEquals("1000", requests.group(4), () -> "succeeded: " + output);
+        assertEquals("0", requests.group(5), () -> "failed: " + output);
+        assertEquals("0", requests.group(6), () -> "errored: " + output);
+        assertEquals(4, server.statistics().http2Connections(), "h2 by ALPN, 4 connections");
+    }
+
+    /**
+     * {@code openssl s_client}: ALPN picks h2 (or http/1.1) as offered, over TLS 1.3 or TLS 1.2 as forced, and an HTTP/1.1
+     * request typed into the session is answered.
+     */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource({"h2,-tls1_3,TLSv1.3", "http/1.1,-tls1_2,TLSv1.2"})
+    void opensslNegotiatesAlpnAndTheVersionAsked(String alpn, String versionOption, String version) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                Files.isExecutable(Path.of("/usr/bin/openssl")), "openssl is not installed");
+        startHttps(builder -> {});
+        List<String> command = new ArrayList<>(List.of(
+                "/usr/bin/openssl",
+                "s_client",
+                "-connect",
+                "127.0.0.1:" + httpsPort(),
+                "-servername",
+                "localhost",
+                "-alpn",
+                alpn,
+                versionOption,
+                "-CAfile",
+                TestCertificates.ec().certificatePem().toString(),
+                "-verify_return_error"));
+        boolean http1 = alpn.equals("http/1.1");
+        if (http1) {
+            command.add("-ign_eof"); // read on after our input ends: until the server closes (Connection: close)
+        }
+        Process openssl = new ProcessBuilder(command).redirectErrorStream(true).start();
+        try (OutputStream in = openssl.getOutputStream()) {
+            if (http1) {
+                in.write("GET /hello HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+                        .getBytes(StandardCharsets.US_ASCII));
+            }
+        }
+        String output = new String(openssl.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(openssl.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS), output);
+        assertTrue(output.contains("ALPN protocol: " + alpn), output);
+        assertTrue(output.contains("Protocol  : " + version) || output.contains("New, " + version), output);
+        assertTrue(output.contains("Verify return code: 0 (ok)"), output);
+        if (http1) {
+            assertTrue(output.contains("hello https HTTP/1.1"), output);
+        }
     }
 
     @Test

@@ -23,11 +23,18 @@ public enum Peer {
             return NettyPeer.start(options, NettyTransport.NIO, serverHeader());
         }
     },
-    /** Netty 4.2 on its native epoll transport: for information only, and only where the native library loads. */
+    /** Netty 4.2 on its native epoll transport (the fastest Netty; TechEmpower's Netty entry runs on it). */
     NETTY_EPOLL("netty-epoll", "Netty") {
         @Override
         public PeerServer start(PeerOptions options) throws Exception {
             return NettyPeer.start(options, NettyTransport.EPOLL, serverHeader());
+        }
+    },
+    /** Vert.x 5 core on Netty's native epoll transport, the handler on the event loops. */
+    VERTX("vertx", "Vert.x") {
+        @Override
+        public PeerServer start(PeerOptions options) throws Exception {
+            return VertxPeer.start(options, serverHeader());
         }
     },
     /** Undertow 2.3: the handler runs in the I/O thread; h2c by upgrade and prior knowledge. */

@@ -4,7 +4,7 @@ import java.util.Arrays;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * Starts one peer server: {@code java -jar quarry-peers.jar <jetty|netty|netty-epoll|undertow|helidon> [--port N]
+ * Starts one peer server: {@code java -jar quarry-peers.jar <jetty|netty|netty-epoll|vertx|undertow|helidon> [--port N]
  * [--host H] [--idle-timeout SECONDS]}.
  *
  * <p>Prints one line, {@code <peer> listening on <host>:<port> (<protocols>) pid <pid>}, once the server accepts
@@ -30,7 +30,7 @@ public final class PeerMain {
             options = PeerOptions.parse(Arrays.copyOfRange(args, 1, args.length));
         } catch (IllegalArgumentException e) {
             System.err.println("error: " + e.getMessage());
-            System.err.println("usage: java -jar quarry-peers.jar <jetty|netty|netty-epoll|undertow|helidon>"
+            System.err.println("usage: java -jar quarry-peers.jar <jetty|netty|netty-epoll|vertx|undertow|helidon>"
                     + " [--port N] [--host H] [--idle-timeout SECONDS]");
             System.exit(2);
             return;

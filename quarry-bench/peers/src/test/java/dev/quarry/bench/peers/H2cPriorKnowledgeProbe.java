@@ -24,6 +24,7 @@ final class H2cPriorKnowledgeProbe {
     private static final int ACK = 0x1;
     private static final int END_HEADERS = 0x4;
     private static final int PADDED = 0x8;
+    private static final int PRIORITY = 0x20;
 
     /** What came back: the first byte of the response's first header field, and the body. */
     record Result(int firstHeaderByte, String body) {}
@@ -55,7 +56,8 @@ final class H2cPriorKnowledgeProbe {
                     int from = (flags & PADDED) != 0 ? 1 : 0;
                     int to = payload.length - ((flags & PADDED) != 0 ? payload[0] & 0xff : 0);
                     if (type == HEADERS && firstHeaderByte < 0) {
-                        firstHeaderByte = firstFieldByte(payload, from);
+                        // A PRIORITY flag puts 5 bytes of stream dependency and weight first (Vert.x sends it).
+                        firstHeaderByte = firstFieldByte(payload, from + ((flags & PRIORITY) != 0 ? 5 : 0));
                     } else if (type == DATA) {
                         body.write(payload, from, to - from);
                     }

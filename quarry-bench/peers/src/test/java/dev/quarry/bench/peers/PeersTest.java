@@ -27,8 +27,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Every peer serves the TechEmpower plaintext endpoint correctly over HTTP/1.1 (one request, pipelined requests,
- * 404 elsewhere) and over h2c (prior knowledge and Upgrade), as the load scenarios assume. Netty's epoll variant is
- * left out: its native library is not part of the build.
+ * 404 elsewhere) and over h2c (prior knowledge and Upgrade), as the load scenarios assume, Netty's epoll variant and
+ * Vert.x (on the same native transport) included: the build bundles the native library for linux-x86_64.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(60)
@@ -37,7 +37,7 @@ class PeersTest {
 
     @BeforeAll
     void startPeers() throws Exception {
-        for (Peer peer : List.of(Peer.JETTY, Peer.NETTY, Peer.UNDERTOW, Peer.HELIDON)) {
+        for (Peer peer : Peer.values()) {
             servers.put(peer, peer.start(PeerOptions.loopback(0)));
         }
     }
@@ -52,7 +52,7 @@ class PeersTest {
     }
 
     @ParameterizedTest
-    @EnumSource(names = {"JETTY", "NETTY", "UNDERTOW", "HELIDON"})
+    @EnumSource(Peer.class)
     void answersPlaintextWithTheTechEmpowerHeaders(Peer peer) throws Exception {
         try (Http1Exchange exchange = new Http1Exchange(port(peer))) {
             exchange.send(Http1Exchange.get(Plaintext.PATH));
@@ -72,7 +72,7 @@ class PeersTest {
     }
 
     @ParameterizedTest
-    @EnumSource(names = {"JETTY", "NETTY", "UNDERTOW", "HELIDON"})
+    @EnumSource(Peer.class)
     void answersSixteenPipelinedRequestsInOrderOnOneConnection(Peer peer) throws Exception {
         String[] requests = new String[16];
         for (int i = 0; i < requests.length; i++) {
@@ -94,7 +94,7 @@ class PeersTest {
     }
 
     @ParameterizedTest
-    @EnumSource(names = {"JETTY", "NETTY", "UNDERTOW", "HELIDON"})
+    @EnumSource(Peer.class)
     void answersNotFoundForAnotherPath(Peer peer) throws Exception {
         try (Http1Exchange exchange = new Http1Exchange(port(peer))) {
             exchange.send(Http1Exchange.get("/plaintext/more"));
@@ -104,7 +104,7 @@ class PeersTest {
     }
 
     @ParameterizedTest
-    @EnumSource(names = {"JETTY", "NETTY", "UNDERTOW", "HELIDON"})
+    @EnumSource(Peer.class)
     void answersOverH2cWithPriorKnowledgeOnTheSamePort(Peer peer) throws Exception {
         H2cPriorKnowledgeProbe.Result result = H2cPriorKnowledgeProbe.get(port(peer), Plaintext.PATH);
 
@@ -113,7 +113,7 @@ class PeersTest {
     }
 
     @ParameterizedTest
-    @EnumSource(names = {"JETTY", "NETTY", "UNDERTOW", "HELIDON"})
+    @EnumSource(Peer.class)
     void upgradesToH2cWhenAsked(Peer peer) throws Exception {
         try (HttpClient client = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_2)

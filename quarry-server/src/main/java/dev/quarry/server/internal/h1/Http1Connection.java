@@ -5,6 +5,7 @@ import dev.quarry.core.Invocable;
 import dev.quarry.core.InvocationType;
 import dev.quarry.core.timer.Timeout;
 import dev.quarry.http.BadMessageException;
+import dev.quarry.http.HttpException;
 import dev.quarry.http.HttpFields;
 import dev.quarry.http.HttpHeader;
 import dev.quarry.http.HttpStatus;
@@ -15,6 +16,7 @@ import dev.quarry.io.AbstractConnection;
 import dev.quarry.io.EndPoint;
 import dev.quarry.io.ServerConnector;
 import dev.quarry.server.Content;
+import dev.quarry.server.internal.BodyDataRate;
 import dev.quarry.server.internal.Exchange;
 import dev.quarry.server.internal.HttpStream;
 import dev.quarry.server.internal.ResponseHead;
@@ -23,6 +25,7 @@ import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
@@ -90,6 +93,13 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
     // A completed exchange left part of its body unread: discarded before the next request is parsed.
     private boolean discarding;
     private long discarded;
+    // The request body of the exchange in progress came too late: written by the timer, read by the reader.
+    private volatile LateBody lateBody;
+    // The minimum body data rate, null when there is none; counted by the reading side, checked on the timer.
+    final BodyDataRate bodyRate;
+    // The pending rate check and the exchange it is for (handler thread and timer; a stale one dies at its tick).
+    private volatile Timeout bodyRateCheck;
+    private volatile Exchange bodyRateChecked;
 
     /**
      * @param context the server's shared state
@@ -107,6 +117,8 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
         this.parser = request.parser;
         this.writer = new Http1ResponseWriter(this, request, context, endPoint, buffers);
         this.connector = connector;
+        long minRate = context.config().minRequestBodyRate();
+        this.bodyRate = minRate > 0 ? new BodyDataRate(minRate) : null;
     }
 
     @Override
@@ -147,6 +159,9 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
     protected void onFillable() {
         Exchange current = exchange;
         if (current != null) {
+            if (bodyRate != null) {
+                bodyRate.onWaitOver();
+            }
             current.onContentAvailable();
             return;
         }
@@ -157,6 +172,9 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
     protected void onFillInterestedFailed(Throwable cause) {
         Exchange current = exchange;
         if (current != null) {
+            if (bodyRate != null) {
+                bodyRate.onWaitOver();
+            }
             request.contentFailure = cause;
             current.onContentAvailable();
             return;
@@ -355,6 +373,9 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
         }
         context.statistics().onHttp1Request();
         persistent = parser.isPersistent() && !shutdown;
+        if (bodyRate != null) {
+            bodyRate.reset();
+        }
         // Nothing to ask for when there is no content (or it is all here already).
         request.continuePending = parser.expectsContinue() && !request.messageComplete;
         String authority = request.fields.get(HttpHeader.HOST).orElse("");
@@ -429,6 +450,7 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
     /** @return whether processing may continue with the next request */
     private boolean finishExchange() {
         exchange = null;
+        cancelBodyRateCheck();
         if (request.contentFailure != null || writer.mustClose()) {
             persistent = false; // a content failure also means the end of the request cannot be found
         }
@@ -503,6 +525,10 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
             }
             return;
         }
+        if (bodyRate != null) {
+            bodyRate.onWaiting();
+            armBodyRateCheck();
+        }
         if (request.continuePending) {
             request.continuePending = false;
             // RFC 9110 10.1.1: tell the client to send the body, then wait for it.
@@ -514,6 +540,85 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
         }
         fillInterested();
     }
+
+    // --- late request bodies ------------------------------------------------------------------------------------
+
+    /**
+     * The idle timeout expired. A handler waiting for request content that the client stopped sending gets a 408 (its
+     * reads fail; the exchange answers it unless the response was committed, then the connection closes), instead of
+     * the connection closing under it and the failure counting as the server's. Anything else closes, as does a
+     * second expiry.
+     */
+    @Override
+    public boolean onIdleExpired() {
+        Exchange current = exchange;
+        if (current == null || !endPoint().isFillInterested() || lateBodyOf(current) != null) {
+            return true;
+        }
+        failLateBody(
+                current,
+                new HttpException(
+                        HttpStatus.REQUEST_TIMEOUT_408,
+                        "no request content for " + endPoint().idleTimeout() + " ms"));
+        return false;
+    }
+
+    /** On the handler's thread, when it must wait for content: makes sure the rate of this body is being checked. */
+    private void armBodyRateCheck() {
+        Exchange current = exchange;
+        if (current != null && bodyRateChecked != current) {
+            bodyRateChecked = current;
+            scheduleBodyRateCheck(current);
+        }
+    }
+
+    private void scheduleBodyRateCheck(Exchange current) {
+        bodyRateCheck = context.timer()
+                .schedule(
+                        Invocable.task(InvocationType.NON_BLOCKING, () -> checkBodyRate(current)),
+                        BodyDataRate.CHECK_PERIOD_MILLIS,
+                        TimeUnit.MILLISECONDS);
+    }
+
+    /** On the timer, while the exchange reads its body: fails a body slower than the minimum rate. */
+    private void checkBodyRate(Exchange checked) {
+        if (exchange != checked || closed || request.messageComplete || lateBodyOf(checked) != null) {
+            return; // finished, or failed already: nothing more to check for this exchange
+        }
+        if (bodyRate.isTooSlow()) {
+            failLateBody(checked, bodyRate.failure());
+            return;
+        }
+        scheduleBodyRateCheck(checked);
+    }
+
+    private void cancelBodyRateCheck() {
+        Timeout check = bodyRateCheck;
+        if (check != null) {
+            check.cancel(); // a check rescheduled meanwhile finds its exchange gone and stops
+        }
+    }
+
+    /** From the timer: the exchange's reads fail from now on, and a waiting reader is woken to find out. */
+    private void failLateBody(Exchange current, HttpException failure) {
+        lateBody = new LateBody(current, failure);
+        endPoint().wakeFill();
+    }
+
+    /** @return the failure of a late body of the exchange, or null */
+    HttpException lateBodyOf(Exchange current) {
+        LateBody late = lateBody;
+        return late != null && late.exchange() == current ? late.failure() : null;
+    }
+
+    /** @return the failure of a late body of the exchange in progress, or null; one volatile read when there is none */
+    HttpException lateBody() {
+        LateBody late = lateBody;
+        return late != null && late.exchange() == exchange ? late.failure() : null;
+    }
+
+    /** A request body that came too late (idle timeout, or too slow), for one exchange: its reads fail with 408. */
+    private record LateBody(Exchange exchange, HttpException failure) {}
 
     // --- HttpStream: sending -------------------------------------------------------------------------------------
 
@@ -615,6 +720,7 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
         if (timer != null) {
             timer.cancel();
         }
+        cancelBodyRateCheck();
         // Buffers are not released here: another thread may be using them. Their owner releases them.
     }
 

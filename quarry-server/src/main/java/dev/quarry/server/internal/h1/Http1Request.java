@@ -2,6 +2,7 @@ package dev.quarry.server.internal.h1;
 
 import dev.quarry.core.buffer.RetainableByteBuffer;
 import dev.quarry.http.BadMessageException;
+import dev.quarry.http.HttpException;
 import dev.quarry.http.HttpField;
 import dev.quarry.http.HttpFields;
 import dev.quarry.http.HttpVersion;
@@ -100,6 +101,14 @@ final class Http1Request implements HttpRequestListener {
             if (messageComplete) {
                 return Content.Chunk.EOF;
             }
+            HttpException late = connection.lateBody();
+            if (late != null) {
+                // The client sent too slowly, or stopped: the 408 ends the exchange, and the connection (the rest of
+                // the body is not worth waiting for).
+                connection.persistent = false;
+                contentFailure = late;
+                continue;
+            }
             if (connection.closed || !endPoint.isOpen()) {
                 contentFailure = new EOFException("connection closed while reading the request content");
                 continue;
@@ -125,6 +134,8 @@ final class Http1Request implements HttpRequestListener {
         try {
             read = endPoint.fill(in);
         } catch (IOException x) {
+            // The client's doing (a reset in the middle of the body): counted, and the exchange logs it at DEBUG.
+            context.statistics().onPeerIoFailure();
             contentFailure = x;
             return true;
         } finally {
@@ -197,6 +208,9 @@ final class Http1Request implements HttpRequestListener {
         // The client sends the content without waiting for 100 Continue, as it may (RFC 9110 §10.1.1): no interim
         // response is due any more, and once it is all read the connection stays reusable.
         continuePending = false;
+        if (connection.bodyRate != null) {
+            connection.bodyRate.onBytes(chunk.remaining());
+        }
         RetainableByteBuffer owner = buffers.input;
         owner.retain();
         content = new InputChunk(chunk.slice(), owner);

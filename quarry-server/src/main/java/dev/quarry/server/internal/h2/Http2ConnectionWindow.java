@@ -7,11 +7,12 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The connection-level flow-control windows (RFC 9113 6.9) of one HTTP/2 connection: the send window the flusher
- * spends and WINDOW_UPDATE on stream 0 refills, and the receive window DATA spends and our WINDOW_UPDATE refills. Pure
- * accounting: the connection sends the frames. Stream windows live in {@link Http2Stream}.
+ * spends and WINDOW_UPDATE on stream 0 refills, and the receive window DATA spends and our WINDOW_UPDATE refills as
+ * handlers consume. Pure accounting: the connection sends the frames. Stream windows live in {@link Http2Stream}.
  *
- * <p>Threading: the send window is guarded by the connection's lock (the flusher reads and spends it under that
- * lock); the receive window and the unacknowledged credit belong to the producer. O(1), allocation-free.
+ * <p>Threading: both windows and the unacknowledged credit are guarded by the connection's lock (the flusher spends
+ * the send window under it, the producer the receive window, and whichever thread consumes content gives credit back
+ * under it). O(1), allocation-free.
  */
 final class Http2ConnectionWindow implements Http2Flusher.Windows {
     private final ReentrantLock lock;
@@ -41,19 +42,29 @@ final class Http2ConnectionWindow implements Http2Flusher.Windows {
     }
 
     /**
-     * DATA arrived; on the producer. Connection-level credit returns as data arrives (each stream's own window bounds
-     * what it buffers), in one WINDOW_UPDATE once half of the window was spent.
+     * DATA arrived; by the producer, under the lock.
      *
      * @param flowControlledLength the frame's length, padding included
-     * @return the increment of the WINDOW_UPDATE on stream 0 to send now, or 0
      * @throws Http2Exception FLOW_CONTROL_ERROR if the peer overran the window
      */
-    int onData(int flowControlledLength) {
+    void onData(int flowControlledLength) {
         recvWindow -= flowControlledLength;
         if (recvWindow < 0) {
             throw Http2Exception.connection(ErrorCode.FLOW_CONTROL_ERROR, "DATA beyond the connection window");
         }
-        unacked += flowControlledLength;
+    }
+
+    /**
+     * Request content was consumed by its handler, or discarded (padding, a stream that ended or was reset); under the
+     * lock. Connection-level credit returns only then, not as DATA arrives: so the window bounds what the whole
+     * connection holds unread, whatever its streams' windows add up to. One WINDOW_UPDATE once half of the window was
+     * given back.
+     *
+     * @param bytes flow-controlled bytes
+     * @return the increment of the WINDOW_UPDATE on stream 0 to send now, or 0
+     */
+    int onConsumed(int bytes) {
+        unacked += bytes;
         if (unacked >= window / 2) {
             int increment = unacked;
             unacked = 0;

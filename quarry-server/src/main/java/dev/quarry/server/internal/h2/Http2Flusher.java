@@ -99,6 +99,10 @@ final class Http2Flusher extends IteratingCallback {
             lock.unlock();
         }
         if (failure != null) {
+            if (entry.stream != null) {
+                entry.stream
+                        .markBroken(); // as in terminate(): a write after the connection failed is not the handler's
+            }
             entry.fail(failure);
             return false;
         }
@@ -287,6 +291,13 @@ final class Http2Flusher extends IteratingCallback {
             completed.clear();
         } finally {
             lock.unlock();
+        }
+        for (Entry entry : failed) {
+            if (entry.stream != null) {
+                // The connection failed under the stream (typically the client reset it): a handler whose write fails
+                // now is not at fault, and must not be logged as if it were, once per stream of the connection.
+                entry.stream.markBroken();
+            }
         }
         for (Entry entry : failed) {
             entry.fail(cause);

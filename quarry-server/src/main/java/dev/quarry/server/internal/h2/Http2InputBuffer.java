@@ -8,8 +8,8 @@ import java.nio.ByteBuffer;
 
 /**
  * The input buffer of one HTTP/2 connection (flush mode: the unparsed bytes between position and limit). Request
- * content may still reference the buffer after it was parsed (DATA payloads are slices, retained): then the
- * unparsed bytes move to a fresh buffer rather than overwrite them. The buffer goes back to the pool whenever the
+ * content may still reference the buffer after it was parsed (large DATA payloads are slices that share it, through
+ * {@link #share()}): then the unparsed bytes move to a fresh buffer rather than overwrite them. The buffer goes back to the pool whenever the
  * socket has nothing more to read and nothing references it.
  *
  * <p>Threading: the producer only (one at a time), also for {@link #release}. O(1) per fill; a copy of the unparsed
@@ -19,23 +19,41 @@ final class Http2InputBuffer {
     private final ByteBufferPool buffers;
     private final EndPoint endPoint;
     private final int size;
+    private final Http2ContentBudget budget;
     private RetainableByteBuffer input;
+    // How payloads share `input`; made on the first share, dropped whenever `input` changes.
+    private Http2SharedInput shared;
     private boolean drained;
 
     /**
      * @param buffers the pool
      * @param endPoint what to read from
      * @param size the buffer size: at least a frame of the largest size we accept, with its header
+     * @param budget what payloads sharing the buffer are charged to
      */
-    Http2InputBuffer(ByteBufferPool buffers, EndPoint endPoint, int size) {
+    Http2InputBuffer(ByteBufferPool buffers, EndPoint endPoint, int size, Http2ContentBudget budget) {
         this.buffers = buffers;
         this.endPoint = endPoint;
         this.size = size;
+        this.budget = budget;
     }
 
     /** @return the buffer in flush mode, or null when none is held (nothing unparsed) */
     RetainableByteBuffer buffer() {
         return input;
+    }
+
+    /**
+     * @return how payloads share the current buffer (which must exist: a payload was just parsed from it); the object
+     *     is made once per buffer that a payload shares, never for content that is copied
+     */
+    Http2SharedInput share() {
+        Http2SharedInput current = shared;
+        if (current == null) {
+            current = new Http2SharedInput(input, budget);
+            shared = current;
+        }
+        return current;
     }
 
     /** Appends bytes already read (after the preface, or after an upgrade request). */
@@ -87,6 +105,7 @@ final class Http2InputBuffer {
         if (input != null && !input.byteBuffer().hasRemaining() && !input.isRetained()) {
             input.release();
             input = null;
+            shared = null;
         }
     }
 
@@ -105,6 +124,7 @@ final class Http2InputBuffer {
             fresh.byteBuffer().flip();
             input.release();
             input = fresh;
+            shared = null;
         }
     }
 
@@ -113,6 +133,7 @@ final class Http2InputBuffer {
         RetainableByteBuffer current = input;
         if (current != null) {
             input = null;
+            shared = null;
             current.release();
         }
     }

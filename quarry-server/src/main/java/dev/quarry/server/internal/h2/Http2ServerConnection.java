@@ -1,6 +1,5 @@
 package dev.quarry.server.internal.h2;
 
-import dev.quarry.core.Callback;
 import dev.quarry.core.Invocable;
 import dev.quarry.core.InvocationType;
 import dev.quarry.core.buffer.RetainableByteBuffer;
@@ -30,6 +29,7 @@ import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -49,7 +49,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Its parts, one job each, all sharing the connection's lock: {@link Http2StreamTable} (open streams, stream ids,
  * recent resets), {@link Http2StreamOpener} (new requests), {@link Http2ControlFrames} (SETTINGS, PING and the
  * control-frame limits), {@link Http2ConnectionWindow} (connection flow control), {@link Http2StreamIdleChecker},
- * {@link Http2Closer} (GOAWAY and close sequencing), {@link Http2InputBuffer} and {@link Http2Flusher}. This class
+ * {@link Http2Closer} (GOAWAY and close sequencing), {@link Http2ContentReceiver} (request content and the credit it
+ * returns), {@link Http2OpenFiles}, {@link Http2InputBuffer} and {@link Http2Flusher}. This class
  * produces, dispatches the stream frames, and serves its streams ({@link Http2Stream} calls back into it).
  *
  * <p>Threading: parsing and frame callbacks on the producing thread (one at a time); streams, windows and the flusher
@@ -77,6 +78,8 @@ public final class Http2ServerConnection extends AbstractConnection
     private final Http2StreamIdleChecker idleChecker;
     private final Http2StreamOpener opener;
     private final Http2InputBuffer input;
+    private final Http2OpenFiles openFiles;
+    private final Http2ContentReceiver receiver;
     private final AdaptiveExecutionStrategy strategy;
     private final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
     private final RateControl resets;
@@ -125,12 +128,22 @@ public final class Http2ServerConnection extends AbstractConnection
         this.closer = new Http2Closer(lock, streams, flusher, generator, endPoint);
         this.control =
                 new Http2ControlFrames(config, lock, context.timer(), encoder, generator, flusher, streams, closer);
-        this.idleChecker = new Http2StreamIdleChecker(config.streamIdleTimeout(), context.timer(), lock, streams, this);
+        this.idleChecker = new Http2StreamIdleChecker(
+                config.streamIdleTimeout(),
+                context.timer(),
+                lock,
+                streams,
+                this,
+                context.config().minRequestBodyRate() > 0);
         this.opener = new Http2StreamOpener(context, lock, endPoint, streams, closer, control, idleChecker, this);
         this.input = new Http2InputBuffer(
                 context.buffers(),
                 endPoint,
-                Math.max(context.config().inputBufferSize(), config.maxFrameSize() + 9 + 1024));
+                Math.max(context.config().inputBufferSize(), config.maxFrameSize() + 9 + 1024),
+                context.http2Budget());
+        this.openFiles = new Http2OpenFiles(lock, config.maxOpenFiles(), context.statistics());
+        this.receiver = new Http2ContentReceiver(
+                lock, streams, connectionWindow, input, context.http2Budget(), flusher, generator, closer);
         this.strategy = new AdaptiveExecutionStrategy(this, context.threads());
         this.resets = new RateControl(config.maxResetsPerSecond());
         this.streamTaskType = context.readInvocationType();
@@ -350,65 +363,10 @@ public final class Http2ServerConnection extends AbstractConnection
 
     @Override
     public void onData(int streamId, ByteBuffer data, boolean endStream, int flowControlledLength) {
-        int credit = connectionWindow.onData(flowControlledLength);
-        if (credit > 0) {
-            flusher.offer(new Http2Flusher.ControlEntry(out -> generator.windowUpdate(out, 0, credit), Callback.NOOP));
-        }
         if (!data.hasRemaining() && !endStream) {
             control.onEmptyData();
         }
-        Http2Stream stream = streams.find(streamId);
-        if (stream == null) {
-            onFrameForMissingStream(streamId, "DATA");
-            return;
-        }
-        boolean wake;
-        boolean discard;
-        lock.lock();
-        try {
-            if (!stream.consumeReceiveWindow(flowControlledLength)) {
-                throw Http2Exception.stream(streamId, ErrorCode.FLOW_CONTROL_ERROR, "DATA beyond the stream window");
-            }
-            discard = stream.isCompleted();
-            if (discard) {
-                // The response is complete and the handler gone: nobody will read this, just keep the windows open.
-                // The request may still prove malformed (content-length), or DATA may follow END_STREAM.
-                stream.countContent(data.remaining(), endStream);
-                if (endStream) {
-                    stream.onTrailers(null);
-                    streams.remove(streamId);
-                }
-                wake = false;
-            } else {
-                wake = stream.onData(data, input.buffer(), flowControlledLength, endStream);
-            }
-        } finally {
-            lock.unlock();
-        }
-        if (discard) {
-            if (flowControlledLength > 0) {
-                onContentConsumed(stream, flowControlledLength);
-            }
-            closer.afterStreamRemoved();
-            return;
-        }
-        if (!data.hasRemaining() && flowControlledLength > 0) {
-            onContentConsumed(stream, flowControlledLength); // padding only: nothing for the handler to consume
-        }
-        if (wake && stream.exchange() != null) {
-            stream.exchange().onContentAvailable();
-        }
-    }
-
-    /** A frame for a stream not in the map: idle (never opened) is a connection error; closed, a stream error. */
-    private void onFrameForMissingStream(int streamId, String frame) {
-        if (streamId > streams.lastStreamId()) {
-            throw Http2Exception.connection(ErrorCode.PROTOCOL_ERROR, frame + " on idle stream " + streamId);
-        }
-        if (streams.wasRecentlyReset(streamId)) {
-            return; // RFC 9113 5.4.2: frames in flight after our RST_STREAM are ignored
-        }
-        throw Http2Exception.stream(streamId, ErrorCode.STREAM_CLOSED, frame + " on closed stream " + streamId);
+        receiver.onData(streamId, data, endStream, flowControlledLength);
     }
 
     @Override
@@ -550,22 +508,24 @@ public final class Http2ServerConnection extends AbstractConnection
         }
     }
 
-    /** A handler consumed request content: reopen the stream's window once half of it was consumed. */
+    /**
+     * A handler consumed request content (or it was released unread): reopen the stream's window and the connection's,
+     * each once half of it was given back.
+     */
     void onContentConsumed(Http2Stream stream, int bytes) {
-        int increment;
-        lock.lock();
-        try {
-            increment = stream.creditReceiveWindow(bytes);
-        } finally {
-            lock.unlock();
+        if (receiver.onContentConsumed(stream, bytes) && Thread.currentThread() != deferringThread) {
+            flusher.iterate();
         }
-        if (increment > 0) {
-            flusher.offer(new Http2Flusher.ControlEntry(
-                    out -> generator.windowUpdate(out, stream.id(), increment), Callback.NOOP));
-            if (Thread.currentThread() != deferringThread) {
-                flusher.iterate();
-            }
-        }
+    }
+
+    /** @return the bound on files this connection's responses keep open */
+    Http2OpenFiles openFiles() {
+        return openFiles;
+    }
+
+    /** @return the server-wide budget that request content is charged to */
+    Http2ContentBudget contentBudget() {
+        return context.http2Budget();
     }
 
     /**
@@ -573,6 +533,7 @@ public final class Http2ServerConnection extends AbstractConnection
      * answered the request itself (431, a bad target).
      */
     void onStreamCompleted(Http2Stream stream) {
+        boolean stopSending;
         lock.lock();
         try {
             // From now on its DATA is discarded with the window kept open, and END_STREAM or RST_STREAM frees the
@@ -582,11 +543,19 @@ public final class Http2ServerConnection extends AbstractConnection
             if (stream.isRemoteClosed()) {
                 streams.remove(stream.id());
             }
+            // A body answered 408 (it stopped, or came too slowly) is not worth waiting for: RST_STREAM NO_ERROR after
+            // the complete response asks the client to stop sending it (RFC 9113 8.1), and frees the stream now rather
+            // than when a trickling client lets it idle out.
+            stopSending = !stream.isRemoteClosed() && stream.isContentTimedOut();
             // Otherwise the stream stays half-closed (local) until the client ends or resets it: its frames are still
             // judged by the stream rules (window overflow, DATA after END_STREAM) and its DATA is discarded with the
             // window kept open. A client that never ends it is reset by the stream idle timeout.
         } finally {
             lock.unlock();
+        }
+        if (stopSending) {
+            resetStream(stream, ErrorCode.NO_ERROR, new TimeoutException("request body abandoned after its 408"));
+            return;
         }
         closer.afterStreamRemoved();
     }
@@ -641,6 +610,7 @@ public final class Http2ServerConnection extends AbstractConnection
         // it can go back now. The input belongs to the producer, which releases it when it sees `closed`: produce now,
         // here or, if a thread is producing (possibly this one, closing on end of input), by that thread once more.
         flusher.release();
+        openFiles.close();
         strategy.produce();
     }
 

@@ -1,13 +1,13 @@
 package dev.quarry.server.internal.h2;
 
 import dev.quarry.core.Callback;
-import dev.quarry.core.buffer.RetainableByteBuffer;
 import dev.quarry.http.HttpException;
 import dev.quarry.http.HttpFields;
 import dev.quarry.http.h2.ErrorCode;
 import dev.quarry.http.h2.FrameGenerator;
 import dev.quarry.http.h2.Http2Exception;
 import dev.quarry.server.Content;
+import dev.quarry.server.internal.BodyDataRate;
 import dev.quarry.server.internal.Exchange;
 import dev.quarry.server.internal.HttpStream;
 import dev.quarry.server.internal.ResponseHead;
@@ -25,16 +25,19 @@ import java.util.function.Supplier;
  */
 final class Http2Stream implements HttpStream {
     /**
-     * DATA payloads up to this size are copied out of the input buffer; larger ones share it (a zero-copy slice that
-     * keeps the buffer while the handler holds the chunk). At 1 KiB, a held buffer of ~17 KB holds at least 1/16 of
-     * its size in payload.
+     * A DATA payload shares its input buffer (a zero-copy slice that keeps the whole buffer while the handler holds the
+     * chunk) only if it fills at least this fraction of the buffer; smaller ones are copied out. So a held buffer holds
+     * at least a quarter of its capacity in content, and the memory a connection's unread content keeps is at most four
+     * times its receive window (one-byte DATA frames once pinned a ~20 KB buffer per byte).
      */
-    static final int COPY_BELOW = 1024;
+    static final int SHARE_FRACTION = 4;
 
     private final int id;
     private final Http2ServerConnection session;
     private final ArrayDeque<Content.Chunk> content = new ArrayDeque<>(4);
     private Exchange exchange;
+    // The minimum data rate of the request body, null for none (or no body). Updated under the session lock.
+    private BodyDataRate bodyRate;
     // Guarded by the session lock.
     private boolean remoteClosed;
     private boolean endStreamSent;
@@ -52,6 +55,8 @@ final class Http2Stream implements HttpStream {
     // Set with failure or reset, read without the lock by the exchange deciding how to log a handler's failure.
     private volatile boolean broken;
     private boolean sendStalled;
+    // Whether the stream holds one of the connection's open-file permits; guarded by the session lock.
+    private boolean filePermit;
 
     Http2Stream(int id, Http2ServerConnection session, int sendWindow) {
         this.id = id;
@@ -70,6 +75,11 @@ final class Http2Stream implements HttpStream {
 
     Exchange exchange() {
         return exchange;
+    }
+
+    /** @param rate the minimum data rate of the request body, set under the lock before the stream receives content */
+    void bodyRate(BodyDataRate rate) {
+        this.bodyRate = rate;
     }
 
     // --- receiving (producer thread) -----------------------------------------------------------------------------
@@ -111,28 +121,30 @@ final class Http2Stream implements HttpStream {
     }
 
     /**
+     * @param length a DATA payload's length
+     * @param bufferCapacity the capacity of the input buffer it was parsed from
+     * @return whether the payload is to be copied rather than share the buffer
+     */
+    static boolean copies(int length, int bufferCapacity) {
+        return length < bufferCapacity / SHARE_FRACTION;
+    }
+
+    /**
      * Queues request content; called by the producer under the lock.
      *
-     * @param owner the pooled buffer {@code data} is a slice of, retained while the handler holds the chunk; null if
-     *     {@code data} is not pooled
+     * @param data the payload: a copy, or a slice of the input buffer that {@code shared} describes
+     * @param shared how {@code data} shares the input buffer, held while the handler holds the chunk; null if
+     *     {@code data} is a copy (or not pooled)
+     * @param charged bytes of a copy charged to the server's content budget, refunded when the chunk is released
      * @return whether the handler is waiting for content and must be called back (outside the lock)
      */
-    boolean onData(ByteBuffer data, RetainableByteBuffer owner, int flowControlledLength, boolean endStream) {
+    boolean onData(ByteBuffer data, Http2SharedInput shared, int charged, int flowControlledLength, boolean endStream) {
         countContent(data.remaining(), endStream);
         if (data.hasRemaining()) {
-            if (owner != null && data.remaining() <= COPY_BELOW) {
-                // A small payload is copied rather than pinning the whole input buffer (~17 KB) it arrived in:
-                // otherwise a client sending one-byte DATA frames to a handler that does not read yet holds a pooled
-                // buffer per byte of window (200 frames pinned 3.4 MB for 200 bytes).
-                ByteBuffer copy = ByteBuffer.allocate(data.remaining());
-                copy.put(data).flip();
-                data = copy;
-                owner = null;
+            if (shared != null) {
+                shared.hold();
             }
-            if (owner != null) {
-                owner.retain();
-            }
-            content.add(new DataChunk(this, data, owner, flowControlledLength));
+            content.add(new DataChunk(this, data, shared, charged, flowControlledLength));
         }
         if (endStream) {
             remoteClosed = true;
@@ -152,6 +164,9 @@ final class Http2Stream implements HttpStream {
             throw Http2Exception.stream(id, ErrorCode.STREAM_CLOSED, "DATA after END_STREAM");
         }
         contentReceived += length;
+        if (bodyRate != null) {
+            bodyRate.onBytes(length);
+        }
         if (expectedContentLength >= 0
                 && (contentReceived > expectedContentLength
                         || (endStream && contentReceived != expectedContentLength))) {
@@ -195,8 +210,29 @@ final class Http2Stream implements HttpStream {
         return demanding && !remoteClosed && failure == null;
     }
 
+    /**
+     * Under the lock: whether the handler reads a body that comes slower than the minimum rate (counting only the time
+     * it waited for content), so that its reads must fail with {@link #bodyRateFailure()}.
+     */
+    boolean isBodyTooSlow() {
+        return bodyRate != null && !remoteClosed && failure == null && !completed && bodyRate.isTooSlow();
+    }
+
+    /** @return the 408 of a body slower than the minimum rate */
+    HttpException bodyRateFailure() {
+        return bodyRate.failure();
+    }
+
+    /** Under the lock: whether the stream's reads failed with a timeout (a late or too slow body, answered 408). */
+    boolean isContentTimedOut() {
+        return failure instanceof HttpException;
+    }
+
     private boolean takeDemand() {
         if (demanding) {
+            if (bodyRate != null) {
+                bodyRate.onWaitOver();
+            }
             demanding = false;
             return true;
         }
@@ -236,6 +272,9 @@ final class Http2Stream implements HttpStream {
         try {
             now = !content.isEmpty() || failure != null || remoteClosed;
             if (!now) {
+                if (bodyRate != null) {
+                    bodyRate.onWaiting();
+                }
                 demanding = true;
             }
         } finally {
@@ -246,9 +285,34 @@ final class Http2Stream implements HttpStream {
         }
     }
 
-    /** A chunk was consumed: its bytes reopen the stream's window. */
-    void chunkReleased(int flowControlledLength) {
-        session.onContentConsumed(this, flowControlledLength);
+    /** A chunk was consumed: its memory goes back to the budget, its bytes reopen the windows. */
+    void chunkReleased(int charged, int flowControlledLength) {
+        if (charged > 0) {
+            session.contentBudget().refund(charged);
+        }
+        if (flowControlledLength > 0) {
+            session.onContentConsumed(this, flowControlledLength);
+        }
+    }
+
+    @Override
+    public boolean acquireFilePermit(Runnable onGranted) {
+        return session.openFiles().acquire(this, onGranted);
+    }
+
+    @Override
+    public void releaseFilePermit() {
+        session.openFiles().release(this);
+    }
+
+    /** @return whether the stream holds an open-file permit; under the lock */
+    boolean holdsFilePermit() {
+        return filePermit;
+    }
+
+    /** @param held whether the stream holds an open-file permit; under the lock */
+    void holdsFilePermit(boolean held) {
+        filePermit = held;
     }
 
     // --- HttpStream: sending ---------------------------------------------------------------------------------------
@@ -367,6 +431,11 @@ final class Http2Stream implements HttpStream {
         return true;
     }
 
+    /** The connection failed under this stream: its exchange cannot complete, through no fault of its handler. */
+    void markBroken() {
+        broken = true;
+    }
+
     @Override
     public boolean isBroken() {
         return broken;
@@ -397,17 +466,22 @@ final class Http2Stream implements HttpStream {
                 + (failure != null ? ", failed" : "") + ", sendWindow=" + sendWindow + "}";
     }
 
-    /** Content of one DATA frame: shares the input buffer, and reopens the window when released (once). */
+    /**
+     * Content of one DATA frame, a copy or a slice of a shared input buffer: gives its memory back and reopens the
+     * windows when released (once).
+     */
     private static final class DataChunk extends Content.Chunk {
         private final Http2Stream stream;
+        private final int charged;
         private final int flowControlledLength;
-        private RetainableByteBuffer owner;
+        private Http2SharedInput shared;
         private boolean released;
 
-        DataChunk(Http2Stream stream, ByteBuffer data, RetainableByteBuffer owner, int flowControlledLength) {
+        DataChunk(Http2Stream stream, ByteBuffer data, Http2SharedInput shared, int charged, int flowControlledLength) {
             super(data, false);
             this.stream = stream;
-            this.owner = owner;
+            this.shared = shared;
+            this.charged = charged;
             this.flowControlledLength = flowControlledLength;
         }
 
@@ -417,14 +491,12 @@ final class Http2Stream implements HttpStream {
                 return;
             }
             released = true;
-            RetainableByteBuffer current = owner;
-            owner = null;
+            Http2SharedInput current = shared;
+            shared = null;
             if (current != null) {
                 current.release();
             }
-            if (flowControlledLength > 0) {
-                stream.chunkReleased(flowControlledLength);
-            }
+            stream.chunkReleased(charged, flowControlledLength);
         }
     }
 }

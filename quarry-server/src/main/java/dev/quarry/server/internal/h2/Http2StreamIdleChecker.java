@@ -7,6 +7,7 @@ import dev.quarry.core.timer.Timeout;
 import dev.quarry.http.HttpException;
 import dev.quarry.http.HttpStatus;
 import dev.quarry.http.h2.ErrorCode;
+import dev.quarry.server.internal.BodyDataRate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,7 +17,8 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Resets the streams of one HTTP/2 connection that made no progress for the stream idle timeout (a client that never
- * opens its window, or never ends a request whose response was sent). One timer task per connection, at half the
+ * opens its window, or never ends a request whose response was sent), and fails the body reads of streams whose client
+ * sends slower than the minimum body rate, if there is one. One timer task per connection, at half the
  * timeout, scheduled while streams are open: a new stream costs a field check, not a timer task.
  *
  * <p>Threading: {@link #schedule} on the producer, the check on the timer, {@link #cancel} on the closing thread.
@@ -30,6 +32,7 @@ final class Http2StreamIdleChecker {
     private final ReentrantLock lock;
     private final Http2StreamTable streams;
     private final Http2ServerConnection connection;
+    private final long periodMillis;
     private Timeout streamIdleCheck;
 
     Http2StreamIdleChecker(
@@ -37,12 +40,16 @@ final class Http2StreamIdleChecker {
             HashedWheelTimer timer,
             ReentrantLock lock,
             Http2StreamTable streams,
-            Http2ServerConnection connection) {
+            Http2ServerConnection connection,
+            boolean checkBodyRate) {
         this.timeout = timeout;
         this.timer = timer;
         this.lock = lock;
         this.streams = streams;
         this.connection = connection;
+        long period = Math.max(10, timeout.toMillis() / 2);
+        // With a minimum body rate, the same check judges the bodies being read, often enough to matter.
+        this.periodMillis = checkBodyRate ? Math.min(period, BodyDataRate.CHECK_PERIOD_MILLIS) : period;
     }
 
     /** A stream opened: makes sure a check is pending. */
@@ -50,9 +57,10 @@ final class Http2StreamIdleChecker {
         if (streamIdleCheck != null && !streamIdleCheck.isExpired() && !streamIdleCheck.isCancelled()) {
             return;
         }
-        long period = Math.max(10, timeout.toMillis() / 2);
         streamIdleCheck = timer.schedule(
-                Invocable.task(InvocationType.NON_BLOCKING, this::checkIdleStreams), period, TimeUnit.MILLISECONDS);
+                Invocable.task(InvocationType.NON_BLOCKING, this::checkIdleStreams),
+                periodMillis,
+                TimeUnit.MILLISECONDS);
     }
 
     /** The connection closed. */
@@ -75,6 +83,13 @@ final class Http2StreamIdleChecker {
         lock.lock();
         try {
             for (Http2Stream stream : streams.values()) {
+                if (stream.isBodyTooSlow()) {
+                    // As for a body that stopped: the handler's reads fail with a 408, answered on the stream.
+                    if (stream.onContentTimeout(stream.bodyRateFailure())) {
+                        timedOutReaders.add(stream);
+                    }
+                    continue;
+                }
                 if (!stream.isWaitingForPeer() || now - stream.lastProgressNanos() <= limit) {
                     continue;
                 }

@@ -14,6 +14,7 @@ import dev.quarry.http.h2.Http2Messages;
 import dev.quarry.http.h2.RequestHead;
 import dev.quarry.io.EndPoint;
 import dev.quarry.server.Http2Config;
+import dev.quarry.server.internal.BodyDataRate;
 import dev.quarry.server.internal.Exchange;
 import dev.quarry.server.internal.Http2Upgrade;
 import dev.quarry.server.internal.ServerContext;
@@ -95,7 +96,7 @@ final class Http2StreamOpener {
         lock.lock();
         try {
             if (length > 0) {
-                stream.onData(ByteBuffer.wrap(request.body()), null, 0, true);
+                stream.onData(ByteBuffer.wrap(request.body()), null, 0, 0, true);
             } else {
                 stream.onTrailers(null);
             }
@@ -122,6 +123,10 @@ final class Http2StreamOpener {
         }
         Http2Stream stream = new Http2Stream(streamId, connection, control.peerInitialWindow());
         stream.initReceiveWindow(config.initialStreamWindow());
+        // The server may already hold as much unread request content as its budget allows: a new body would only add to
+        // it. Such a stream is refused before any processing, so that the client may retry it; requests without a
+        // body are still served.
+        boolean overBudget = !endStream && context.http2Budget().isSpent();
         boolean ignore;
         boolean refuse;
         lock.lock();
@@ -132,7 +137,7 @@ final class Http2StreamOpener {
             // is then already registered, so that the GOAWAY's completion does not close under it.
             streams.lastStreamId(streamId);
             ignore = closer.goAwaySent();
-            refuse = !ignore && streams.size() >= config.maxConcurrentStreams();
+            refuse = !ignore && (overBudget || streams.size() >= config.maxConcurrentStreams());
             if (!ignore && !refuse) {
                 streams.put(stream);
             }
@@ -143,6 +148,9 @@ final class Http2StreamOpener {
             return null;
         }
         if (refuse) {
+            if (overBudget) {
+                context.http2Budget().onStreamRefused();
+            }
             connection.sendReset(streamId, ErrorCode.REFUSED_STREAM);
             return null;
         }
@@ -178,8 +186,13 @@ final class Http2StreamOpener {
             throw Http2Exception.stream(
                     streamId, ErrorCode.PROTOCOL_ERROR, "content-length " + head.contentLength() + " but no DATA");
         }
+        long minRate = context.config().minRequestBodyRate();
+        BodyDataRate bodyRate = minRate > 0 && !endStream ? new BodyDataRate(minRate) : null;
         lock.lock();
         try {
+            if (bodyRate != null) {
+                stream.bodyRate(bodyRate); // only a request with a body can be too slow to send it
+            }
             stream.exchange(exchange, head.contentLength());
             if (endStream) {
                 stream.onTrailers(null);

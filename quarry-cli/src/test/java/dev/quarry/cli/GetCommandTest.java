@@ -1,0 +1,134 @@
+package dev.quarry.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.quarry.server.Server;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code quarry get}: Quarry's client on the command line, against a real server on loopback. */
+class GetCommandTest {
+    @TempDir
+    Path dir;
+
+    private Server server;
+
+    private static CliRun run(String... args) {
+        return CliRun.of(args);
+    }
+
+    @BeforeEach
+    void start() throws Exception {
+        System.setProperty("quarry.devCert", dir.resolve("dev-cert.p12").toString());
+        server = Server.builder()
+                .http("127.0.0.1", 0)
+                .https("127.0.0.1", 0, tls -> tls.keyStore(DevCertificate.ensure(), DevCertificate.PASSWORD))
+                .unix(dir.resolve("quarry.sock"))
+                .route("GET /hello", (req, res) -> res.send("Hello over " + req.scheme()))
+                .route(
+                        "POST /echo",
+                        (req, res) -> res.send(
+                                req.method() + " " + req.header("X-Test").orElse("-") + " " + req.bodyAsString()))
+                .route("GET /moved", (req, res) -> {
+                    res.status(302);
+                    res.header("Location", "/hello");
+                    res.send("");
+                })
+                .route("GET /missing", (req, res) -> res.sendError(404, "no such thing"))
+                .build()
+                .start();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        server.stop();
+        System.clearProperty("quarry.devCert");
+    }
+
+    private String url(String path) {
+        return "http://127.0.0.1:" + server.port() + path;
+    }
+
+    @Test
+    void writesTheContentToStandardOutput() {
+        CliRun run = run("get", url("/hello"));
+        assertEquals(0, run.status(), run.err());
+        assertEquals("Hello over http", run.out());
+        assertEquals("", run.err());
+    }
+
+    @Test
+    void verboseShowsBothHeadsOnStandardError() {
+        CliRun run = run("get", "-v", "-H", "X-Test: yes, really", url("/hello"));
+        assertEquals(0, run.status(), run.err());
+        assertTrue(run.err().contains("> GET /hello HTTP/1.1\n> Host: 127.0.0.1:" + server.port()), run.err());
+        assertTrue(run.err().contains("> X-Test: yes, really"), run.err());
+        assertTrue(run.err().contains("< HTTP/1.1 200"), run.err());
+        assertTrue(run.err().contains("< Content-Length: 15"), run.err());
+    }
+
+    @Test
+    void postsDataFromTheCommandLineOrAFileAndWritesToAFile() throws Exception {
+        Path body = Files.writeString(dir.resolve("body.txt"), "from a file");
+        Path output = dir.resolve("out.txt");
+        CliRun run = run("get", "-d", "@" + body, "-H", "X-Test: 1", "-o", output.toString(), url("/echo"));
+        assertEquals(0, run.status(), run.err());
+        assertEquals("POST 1 from a file", Files.readString(output));
+        assertEquals(
+                "POST - inline", run("get", "--data", "inline", url("/echo")).out());
+    }
+
+    @Test
+    void followsRedirectsUnlessToldNot() {
+        assertEquals("Hello over http", run("get", url("/moved")).out());
+        CliRun notFollowed = run("get", "--no-follow", "-v", url("/moved"));
+        assertEquals(0, notFollowed.status());
+        assertTrue(notFollowed.err().contains("< HTTP/1.1 302"), notFollowed.err());
+    }
+
+    @Test
+    void anErrorStatusExitsWithOneAndShowsTheContent() {
+        CliRun run = run("get", url("/missing"));
+        assertEquals(1, run.status());
+        assertTrue(run.out().contains("no such thing"), run.out());
+    }
+
+    @Test
+    void httpsWithADevelopmentCertificateNeedsInsecure() {
+        String https = "https://localhost:" + server.connectors().get(1).localPort() + "/hello";
+        CliRun refused = run("get", https);
+        assertEquals(1, refused.status());
+        assertTrue(refused.err().contains("TLS handshake with https://localhost:"), refused.err());
+        CliRun run = run("get", "-k", https);
+        assertEquals(0, run.status(), run.err());
+        assertEquals("Hello over https", run.out());
+    }
+
+    @Test
+    void talksToAUnixDomainSocket() {
+        CliRun run = run("get", "--unix", dir.resolve("quarry.sock").toString(), "http://localhost/hello");
+        assertEquals(0, run.status(), run.err());
+        assertEquals("Hello over http", run.out());
+    }
+
+    @Test
+    void mistakesAreNamed() {
+        CliRun none = run("get");
+        assertEquals(2, none.status());
+        assertTrue(none.err().contains("give exactly one URL"), none.err());
+        CliRun ftp = run("get", "ftp://localhost/");
+        assertEquals(2, ftp.status());
+        assertTrue(ftp.err().contains("unsupported scheme 'ftp'"), ftp.err());
+        CliRun header = run("get", "-H", "nocolon", url("/hello"));
+        assertEquals(2, header.status());
+        assertTrue(header.err().contains("--header must be 'Name: value'"), header.err());
+        CliRun refused = run("get", "http://127.0.0.1:1/");
+        assertEquals(1, refused.status());
+        assertTrue(refused.err().contains("cannot connect to http://127.0.0.1:1"), refused.err());
+    }
+}
