@@ -43,6 +43,9 @@ public final class Main {
               --host HOST             address to bind (default: all interfaces)
               --unix PATH             listen on a Unix-domain socket instead of TCP
               --idle-timeout SECONDS  close connections idle this long (default 30; also 500ms, 5m)
+              --proxy-protocol        accept a PROXY protocol v1/v2 header from the proxy in front
+                                      (haproxy send-proxy-v2, nginx proxy_protocol) on every listener:
+                                      its client address is the one logged and throttled
               --h2c on|off|only       also speak HTTP/2 cleartext on the same port (default on);
                                       only: HTTP/2 by prior knowledge only, no HTTP/1.1
               --virtual-threads on|off  run blocking handlers on virtual threads (default on)
@@ -95,10 +98,10 @@ public final class Main {
             "access-log-format");
 
     /** The flags (options without a value) shared by the server commands. */
-    static final Set<String> SERVER_FLAGS = Set.of("require-sni", "redirect-https");
+    static final Set<String> SERVER_FLAGS = Set.of("require-sni", "redirect-https", "proxy-protocol");
 
     /** {@code plaintext}'s flags: the server's, and {@code --blocking}. */
-    static final Set<String> PLAINTEXT_FLAGS = Set.of("require-sni", "redirect-https", "blocking");
+    static final Set<String> PLAINTEXT_FLAGS = Set.of("require-sni", "redirect-https", "proxy-protocol", "blocking");
 
     private Main() {}
 
@@ -227,6 +230,9 @@ public final class Main {
                 builder.http(port);
             }
         }
+        if (options.flag("proxy-protocol")) {
+            builder.proxyProtocol(true);
+        }
         https(options, builder);
         builder.h2c(!h2c.equals("off"));
         builder.idleTimeout(options.duration("idle-timeout", Duration.ofSeconds(30)));
@@ -345,6 +351,9 @@ public final class Main {
             builder.https(host, port, tls);
         } else {
             builder.https(port, tls);
+        }
+        if (options.flag("proxy-protocol")) {
+            builder.proxyProtocol(true);
         }
         if (options.flag("redirect-https")) {
             builder.redirectToHttps();

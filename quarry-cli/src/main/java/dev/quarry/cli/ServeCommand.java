@@ -44,6 +44,10 @@ final class ServeCommand {
               --host HOST             address to bind (default: all interfaces)
               --unix PATH             a Unix-domain socket instead of TCP (curl --unix-socket PATH http://x/)
               --h2c on|off|only       HTTP/2 cleartext beside HTTP/1.1 (on, default), not at all, or alone
+              --proxy-protocol        accept a PROXY protocol v1/v2 header from the proxy in front
+                                      (haproxy send-proxy-v2, nginx proxy_protocol) on every listener
+                                      (only where nothing else can connect): its client address is
+                                      the one requests, logs and --client-rate see
 
             Files:
               --listing               list directories without an index.html (default: 403)
@@ -152,6 +156,9 @@ final class ServeCommand {
         if (demo) {
             builder.route("GET /hello/{name}", (req, res) -> res.send("Hello " + req.pathParam("name") + "\n"));
             builder.route("GET /hello", (req, res) -> res.send("Hello world\n"));
+            // What the server takes the client's address to be: behind a proxy, it shows whether the PROXY protocol
+            // works (the client's own address) or not (the proxy's).
+            builder.route("GET /whoami", (req, res) -> res.send(address(req.remoteAddress()) + "\n"));
             EchoHandler echo = new EchoHandler();
             builder.route("POST /echo", echo);
             builder.route("PUT /echo", echo); // curl -T uploads with PUT
@@ -185,6 +192,18 @@ final class ServeCommand {
             }
         }
         return builder.build();
+    }
+
+    /** @return {@code 127.0.0.1:54321}, {@code [::1]:54321}, or a Unix socket's path ({@code unix:} if unnamed) */
+    static String address(java.net.SocketAddress address) {
+        if (address instanceof java.net.InetSocketAddress inet) {
+            String host = inet.getAddress().getHostAddress();
+            return (host.contains(":") ? "[" + host + "]" : host) + ":" + inet.getPort();
+        }
+        if (address instanceof java.net.UnixDomainSocketAddress unix) {
+            return "unix:" + unix.getPath();
+        }
+        return String.valueOf(address);
     }
 
     /**

@@ -264,4 +264,24 @@ class ServeCommandTest {
                 "Serving " + dir.toAbsolutePath() + " over h2c only (HTTP/2 by prior knowledge)",
                 ServeCommand.served(http2Only));
     }
+
+    @Test
+    void whoamiShowsTheClientAndProxyProtocolMakesItTheProxiedOne() throws Exception {
+        serve("--port", "0", "--host", "127.0.0.1", "--jmx", "off");
+        assertTrue(new String(get("/whoami").body()).startsWith("127.0.0.1:"));
+        server.stop();
+
+        serve("--port", "0", "--host", "127.0.0.1", "--jmx", "off", "--proxy-protocol");
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", server.port())) {
+            socket.setSoTimeout(20_000);
+            socket.getOutputStream()
+                    .write(("PROXY TCP4 192.0.2.7 198.51.100.1 56324 443\r\n"
+                                    + "GET /whoami HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                            .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            String answer =
+                    new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII);
+            assertTrue(answer.startsWith("HTTP/1.1 200"), answer);
+            assertTrue(answer.endsWith("\r\n\r\n192.0.2.7:56324\n"), answer);
+        }
+    }
 }

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.util.Optional;
 
 /**
  * One end of a byte stream (a TCP or Unix-domain socket), used without blocking.
@@ -37,6 +38,15 @@ public interface EndPoint {
      */
     default boolean isSecure() {
         return false;
+    }
+
+    /**
+     * @return the PROXY protocol header that a proxy in front sent on this connection, empty when it sent none (or
+     *     the connector does not accept one); when present, {@link #remoteAddress()} and {@link #localAddress()} are
+     *     the ones it carried
+     */
+    default Optional<ProxyHeader> proxyHeader() {
+        return Optional.empty();
     }
 
     /**

@@ -514,10 +514,15 @@ public final class ServerConnector implements LifeCycle, Dumpable, ConnectorMXBe
     }
 
     /**
-     * @return "http/1.1 (h2c) on 0.0.0.0:8080": the default protocol, the others in parentheses, and the address
+     * @return "http/1.1 (h2c) on 0.0.0.0:8080": the default protocol, the others in parentheses, and the address;
+     *     with " (PROXY protocol)" after it when a {@link ProxyConnectionFactory} comes first
      */
     public String describe() {
         List<String> protocols = protocols();
+        boolean proxy = config.connectionFactories().get(0) instanceof ProxyConnectionFactory && protocols.size() > 1;
+        if (proxy) {
+            protocols = protocols.subList(1, protocols.size()); // the header is not what the connector serves
+        }
         StringBuilder builder = new StringBuilder(protocols.get(0));
         if (protocols.size() > 1) {
             builder.append(" (")
@@ -535,6 +540,9 @@ public final class ServerConnector implements LifeCycle, Dumpable, ConnectorMXBe
             builder.append(config.unixSocket()
                     .map(p -> "unix:" + p)
                     .orElse(config.host().orElse("0.0.0.0") + ":" + config.port()));
+        }
+        if (proxy) {
+            builder.append(" (PROXY protocol)");
         }
         return builder.toString();
     }

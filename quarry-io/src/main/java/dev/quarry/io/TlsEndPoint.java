@@ -4,6 +4,7 @@ import dev.quarry.core.Callback;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
+import java.util.Optional;
 
 /**
  * The decrypted side of a {@link TlsConnection}: the endpoint the negotiated protocol reads and writes plaintext on.
@@ -41,6 +42,11 @@ final class TlsEndPoint implements EndPoint {
     @Override
     public boolean isSecure() {
         return true;
+    }
+
+    @Override
+    public Optional<ProxyHeader> proxyHeader() {
+        return network.proxyHeader();
     }
 
     @Override

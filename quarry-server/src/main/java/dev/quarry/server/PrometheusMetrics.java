@@ -3,6 +3,7 @@ package dev.quarry.server;
 import dev.quarry.core.thread.BoundedVirtualThreadExecutor;
 import dev.quarry.core.thread.ThreadPool;
 import dev.quarry.http.h1.HttpParserConfig;
+import dev.quarry.io.ProxyConnectionFactory;
 import dev.quarry.io.ServerConnector;
 import dev.quarry.server.PrometheusText.Type;
 import dev.quarry.server.internal.tls.CertificateReloader;
@@ -155,6 +156,23 @@ final class PrometheusMetrics {
                     connector.maxOpenConnections(),
                     "connector",
                     connector.config().name());
+        }
+        List<ServerConnector> proxied = connectors.stream()
+                .filter(connector -> Server.proxyFactory(connector).isPresent())
+                .toList();
+        if (!proxied.isEmpty()) {
+            out.family(
+                    "quarry_proxy_headers_total",
+                    Type.COUNTER,
+                    "Connections to a connector that accepts the PROXY protocol, by their header: accepted, absent,"
+                            + " or rejected (malformed, truncated, oversized or late; the connection was closed).");
+            for (ServerConnector connector : proxied) {
+                ProxyConnectionFactory proxy = Server.proxyFactory(connector).orElseThrow();
+                String name = connector.config().name();
+                out.sample(proxy.acceptedHeaders(), "connector", name, "result", "accepted");
+                out.sample(proxy.connectionsWithoutHeader(), "connector", name, "result", "absent");
+                out.sample(proxy.rejectedHeaders(), "connector", name, "result", "rejected");
+            }
         }
         long in = 0;
         long out2 = 0;

@@ -10,6 +10,7 @@ import dev.quarry.http.HttpHeader;
 import dev.quarry.http.PreEncodedHttpField;
 import dev.quarry.io.ConnectionFactory;
 import dev.quarry.io.IdleTimeouts;
+import dev.quarry.io.ProxyConnectionFactory;
 import dev.quarry.io.ServerConnector;
 import dev.quarry.io.TlsConnectionFactory;
 import dev.quarry.server.internal.DateField;
@@ -261,6 +262,12 @@ public final class Server implements Dumpable {
                 chain.addAll(alpn);
                 factories = chain;
             }
+            if (listen.proxyProtocol()) {
+                List<ConnectionFactory> chain = new ArrayList<>();
+                chain.add(new ProxyConnectionFactory(factories.get(0), timer, threadPool));
+                chain.addAll(factories);
+                factories = chain;
+            }
             int connectorIndex = index;
             ServerConnector.Config connectorConfig = new ServerConnector.Config(
                     config.name() + "-" + index++,
@@ -337,7 +344,18 @@ public final class Server implements Dumpable {
 
     /** @return whether the connector speaks TLS */
     static boolean isSecure(ServerConnector connector) {
-        return connector.config().connectionFactories().get(0) instanceof TlsConnectionFactory;
+        ConnectionFactory first = connector.config().connectionFactories().get(0);
+        if (first instanceof ProxyConnectionFactory proxy) {
+            first = proxy.next();
+        }
+        return first instanceof TlsConnectionFactory;
+    }
+
+    /** @return the connector's PROXY protocol factory, if it accepts the PROXY protocol */
+    static Optional<ProxyConnectionFactory> proxyFactory(ServerConnector connector) {
+        return connector.config().connectionFactories().get(0) instanceof ProxyConnectionFactory proxy
+                ? Optional.of(proxy)
+                : Optional.empty();
     }
 
     /**

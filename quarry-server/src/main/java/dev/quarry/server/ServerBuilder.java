@@ -63,7 +63,8 @@ public final class ServerBuilder {
      * @return this
      */
     public ServerBuilder http(int port) {
-        listeners.add(new ListenSpec(Optional.empty(), checkPort(port), Optional.empty(), false, Optional.empty()));
+        listeners.add(
+                new ListenSpec(Optional.empty(), checkPort(port), Optional.empty(), false, Optional.empty(), false));
         return this;
     }
 
@@ -76,8 +77,8 @@ public final class ServerBuilder {
      * @return this
      */
     public ServerBuilder http2(String host, int port) {
-        listeners.add(
-                new ListenSpec(Optional.ofNullable(host), checkPort(port), Optional.empty(), true, Optional.empty()));
+        listeners.add(new ListenSpec(
+                Optional.ofNullable(host), checkPort(port), Optional.empty(), true, Optional.empty(), false));
         return this;
     }
 
@@ -90,7 +91,8 @@ public final class ServerBuilder {
      */
     public ServerBuilder http(String host, int port) {
         Objects.requireNonNull(host, "host (use http(port) for all interfaces)");
-        listeners.add(new ListenSpec(Optional.of(host), checkPort(port), Optional.empty(), false, Optional.empty()));
+        listeners.add(
+                new ListenSpec(Optional.of(host), checkPort(port), Optional.empty(), false, Optional.empty(), false));
         return this;
     }
 
@@ -104,8 +106,8 @@ public final class ServerBuilder {
      * @throws IllegalStateException if {@code tls} sets no certificate
      */
     public ServerBuilder https(int port, Consumer<TlsConfig.Builder> tls) {
-        listeners.add(
-                new ListenSpec(Optional.empty(), checkPort(port), Optional.empty(), false, Optional.of(tls(tls))));
+        listeners.add(new ListenSpec(
+                Optional.empty(), checkPort(port), Optional.empty(), false, Optional.of(tls(tls)), false));
         return this;
     }
 
@@ -119,8 +121,8 @@ public final class ServerBuilder {
      */
     public ServerBuilder https(String host, int port, Consumer<TlsConfig.Builder> tls) {
         Objects.requireNonNull(host, "host (use https(port, tls) for all interfaces)");
-        listeners.add(
-                new ListenSpec(Optional.of(host), checkPort(port), Optional.empty(), false, Optional.of(tls(tls))));
+        listeners.add(new ListenSpec(
+                Optional.of(host), checkPort(port), Optional.empty(), false, Optional.of(tls(tls)), false));
         return this;
     }
 
@@ -153,7 +155,33 @@ public final class ServerBuilder {
      */
     public ServerBuilder unix(Path path) {
         Objects.requireNonNull(path, "path");
-        listeners.add(new ListenSpec(Optional.empty(), 0, Optional.of(path), false, Optional.empty()));
+        listeners.add(new ListenSpec(Optional.empty(), 0, Optional.of(path), false, Optional.empty(), false));
+        return this;
+    }
+
+    /**
+     * Accepts the PROXY protocol (HAProxy's, versions 1 and 2) on the listener added last: a connection may start
+     * with a header from the proxy in front (haproxy's {@code send-proxy} or {@code send-proxy-v2}, nginx's
+     * {@code proxy_protocol on}, a cloud load balancer), whose client address then is what {@link
+     * Request#remoteAddress()} reports, what per-client throttling counts and what the access log writes. The
+     * version, and whether a header is there at all, is detected per connection; a malformed header, or one not
+     * complete within 10 seconds, closes the connection (logged at DEBUG). Over HTTPS the header comes before the TLS
+     * handshake, as proxies send it.
+     *
+     * <p>Enable it only on listeners that nothing but the proxy can reach (a Unix socket, a loopback or private
+     * address): any client of such a listener can claim any address. A listener without it never reads a header.
+     *
+     * @param enabled whether the listener added last accepts the PROXY protocol; off by default
+     * @return this
+     * @throws IllegalStateException if no listener was added yet
+     */
+    public ServerBuilder proxyProtocol(boolean enabled) {
+        if (listeners.isEmpty()) {
+            throw new IllegalStateException(
+                    "proxyProtocol applies to the listener added last: call http(...), https(...) or unix(...) first");
+        }
+        int last = listeners.size() - 1;
+        listeners.set(last, listeners.get(last).withProxyProtocol(enabled));
         return this;
     }
 
@@ -638,9 +666,21 @@ public final class ServerBuilder {
         return value;
     }
 
-    /** Where to listen: a TCP host/port, or a Unix socket path; HTTP/1.1 and h2c, HTTP/2 only, or HTTPS. */
+    /**
+     * Where to listen: a TCP host/port, or a Unix socket path; HTTP/1.1 and h2c, HTTP/2 only, or HTTPS; with or
+     * without the PROXY protocol in front.
+     */
     record ListenSpec(
-            Optional<String> host, int port, Optional<Path> unix, boolean http2Only, Optional<TlsConfig> tls) {}
+            Optional<String> host,
+            int port,
+            Optional<Path> unix,
+            boolean http2Only,
+            Optional<TlsConfig> tls,
+            boolean proxyProtocol) {
+        ListenSpec withProxyProtocol(boolean enabled) {
+            return new ListenSpec(host, port, unix, http2Only, tls, enabled);
+        }
+    }
 
     /** A route as given to the builder. */
     record RouteSpec(String spec, AsyncHandler handler) {}

@@ -3,6 +3,7 @@ package dev.quarry.server;
 import dev.quarry.core.thread.BoundedVirtualThreadExecutor;
 import dev.quarry.core.thread.ThreadPool;
 import dev.quarry.http.h1.HttpParserConfig;
+import dev.quarry.io.ProxyConnectionFactory;
 import dev.quarry.io.ServerConnector;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -200,11 +201,21 @@ final class StatusReport {
         c.put("accepted", connector.acceptedConnections());
         c.put("paused at cap", connector.acceptsPausedAtLimit());
         c.put("accept errors", connector.acceptFailures());
+        ProxyConnectionFactory proxy = Server.proxyFactory(connector).orElse(null);
+        if (proxy != null) {
+            c.put("proxy headers", proxy.acceptedHeaders());
+            c.put("without proxy header", proxy.connectionsWithoutHeader());
+            c.put("proxy headers rejected", proxy.rejectedHeaders());
+        }
         c.put(ServerStatus.HIGH_WATER_MARKS, Map.of("open", connector.maxOpenConnections()));
         Map<String, Object> limits = new LinkedHashMap<>();
         int max = connector.config().maxConnections();
         limits.put("max connections", max > 0 ? (Object) max : "no cap");
         limits.put("accept queue", connector.config().acceptQueueSize());
+        if (proxy != null) {
+            limits.put("proxy header timeout ms", proxy.headerTimeout().toMillis());
+            limits.put("proxy header max bytes", proxy.maxHeaderSize());
+        }
         c.put(ServerStatus.LIMITS, limits);
         return c;
     }
