@@ -8,6 +8,7 @@ import dev.quarry.core.buffer.RetainableByteBuffer;
 import dev.quarry.http.HttpFields;
 import dev.quarry.http.h2.ErrorCode;
 import dev.quarry.http.h2.FrameGenerator;
+import dev.quarry.http.h2.Http2Settings;
 import dev.quarry.io.EndPoint;
 import java.nio.BufferOverflowException;
 import java.nio.ByteBuffer;
@@ -33,6 +34,12 @@ import java.util.function.Consumer;
 final class Http2Flusher extends IteratingCallback {
     private static final int COPY_THRESHOLD = 4096;
     private static final int FRAME_HEADER = 9;
+    /**
+     * The smallest DATA frame worth cutting out of a window that is bound to reopen: a client that credits each frame
+     * it receives answers a smaller one with WINDOW_UPDATEs below {@link Http2ControlFrames#MIN_USEFUL_WINDOW_UPDATE},
+     * which our own flood defence counts as control frames.
+     */
+    static final int MIN_DATA_FRAME = Http2ControlFrames.MIN_USEFUL_WINDOW_UPDATE;
 
     private final ReentrantLock lock;
     private final EndPoint endPoint;
@@ -53,6 +60,7 @@ final class Http2Flusher extends IteratingCallback {
     private RetainableByteBuffer output;
     private Throwable terminated;
     private int maxFrameSize = 16_384;
+    private int peerInitialStreamWindow = Http2Settings.DEFAULT_INITIAL_WINDOW_SIZE;
 
     Http2Flusher(
             ReentrantLock lock,
@@ -131,6 +139,45 @@ final class Http2Flusher extends IteratingCallback {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** @param window the peer's SETTINGS_INITIAL_WINDOW_SIZE: the window of a stream with nothing in flight */
+    void setPeerInitialStreamWindow(int window) {
+        lock.lock();
+        try {
+            this.peerInitialStreamWindow = window;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Sender-side silly-window avoidance (as TCP's, RFC 1122 4.2.3.4), under the lock: whether a stream should wait for
+     * more credit rather than send the {@code length} bytes its windows allow now. It waits when that is less than
+     * both what it has to send and {@link #MIN_DATA_FRAME}, and the window that limits it has some of our data in
+     * flight, so that a WINDOW_UPDATE is bound to come back: otherwise a window credited frame by frame and shared by
+     * several streams fragments, down to one-byte frames each credited with a one-byte WINDOW_UPDATE. A window with
+     * nothing in flight (the peer configured it tiny) is used as it is, or nothing would ever be sent; the threshold of
+     * a stream is at most half the peer's initial stream window, so that a small window is still used in few frames.
+     * O(1), allocation-free.
+     *
+     * @param length what the windows allow, {@code 0 < length <= remaining}
+     * @param remaining what the stream has to send in this entry: a last piece that fits goes, however small
+     */
+    boolean waitsForMoreCredit(Http2Stream stream, int length, int remaining) {
+        if (length >= remaining || length >= MIN_DATA_FRAME || length >= maxFrameSize) {
+            return false;
+        }
+        int streamWindow = stream.sendWindow();
+        if (streamWindow <= length
+                && streamWindow < peerInitialStreamWindow // our data is in flight on the stream
+                && length < Math.max(1, Math.min(MIN_DATA_FRAME, peerInitialStreamWindow / 2))) {
+            return true;
+        }
+        int connectionWindow = windows.connectionSendWindow();
+        // The connection window starts at 65,535 octets whatever the peer's settings (RFC 9113 6.9.2), and only our
+        // DATA lowers it: below that, some is in flight.
+        return connectionWindow <= length && connectionWindow < Http2Settings.DEFAULT_INITIAL_WINDOW_SIZE;
     }
 
     @Override
@@ -462,8 +509,8 @@ final class Http2Flusher extends IteratingCallback {
             while (content != null && content.hasRemaining()) {
                 int window = Math.min(flusher.windows().connectionSendWindow(), stream.sendWindow());
                 int length = Math.min(Math.min(content.remaining(), flusher.maxFrameSize()), window);
-                if (length <= 0) {
-                    stream.sendStalled(true); // waiting on the peer to open a window
+                if (length <= 0 || flusher.waitsForMoreCredit(stream, length, content.remaining())) {
+                    stream.sendStalled(true); // waiting on the peer to open a window (wider)
                     return Generated.STALLED;
                 }
                 boolean end = last && trailers == null && length == content.remaining();
