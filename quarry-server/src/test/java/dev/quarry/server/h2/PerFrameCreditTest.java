@@ -3,15 +3,20 @@ package dev.quarry.server.h2;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.quarry.core.Callback;
+import dev.quarry.core.InvocationType;
 import dev.quarry.http.h2.Http2Settings;
 import dev.quarry.http.h2test.FrameEvent;
 import dev.quarry.http.h2test.Http2TestClient;
 import dev.quarry.server.AsyncHandler;
+import dev.quarry.server.h2.TestHandlers.Shape;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * A client that gives back exactly the credit of each DATA frame it receives (a WINDOW_UPDATE on the stream and one on
@@ -47,6 +52,34 @@ class PerFrameCreditTest extends Http2ServerTestSupport {
             assertEquals(sha256(body), sha256(response.body()), "body on stream " + stream);
         }
 
+        assertNoGoAwayAndNoSmallFrameButTheLast(client, streams);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Shape.class)
+    void downloadsWrittenIn64KiBSlicesCreditedFrameByFrameCompleteWithoutSmallFramesOrGoAway(Shape shape)
+            throws Exception {
+        start(builder -> builder.handler(TestHandlers.download(shape)));
+        Http2TestClient client = connect();
+
+        List<Integer> streams = new ArrayList<>();
+        for (int i = 0; i < STREAMS; i++) {
+            streams.add(client.get("/download?size=" + BODY + "&seed=" + i));
+        }
+        for (int i = 0; i < STREAMS; i++) {
+            Http2TestClient.Response response = client.awaitResponse(streams.get(i), DOWNLOAD_TIMEOUT);
+            assertEquals(200, response.status());
+            assertEquals(sha256(randomBytes(BODY, i)), sha256(response.body()), "body on stream " + streams.get(i));
+        }
+        assertNoGoAwayAndNoSmallFrameButTheLast(client, streams);
+    }
+
+    /**
+     * Every frame but the last of each stream is at least {@link #SMALL_FRAME}: the flusher cuts no small frame out of a
+     * window, and leaves no small tail of a write behind a frame (the last frame of a blocking handler's response is an
+     * empty one with END_STREAM, sent when its output stream closes).
+     */
+    private static void assertNoGoAwayAndNoSmallFrameButTheLast(Http2TestClient client, List<Integer> streams) {
         List<FrameEvent> events = client.events();
         assertTrue(
                 events.stream().noneMatch(e -> e instanceof FrameEvent.GoAway),
@@ -55,29 +88,28 @@ class PerFrameCreditTest extends Http2ServerTestSupport {
                                 .filter(e -> e instanceof FrameEvent.GoAway)
                                 .toList());
         for (int stream : streams) {
-            List<FrameEvent.Data> frames = events.stream()
+            List<Integer> lengths = events.stream()
                     .filter(e -> e instanceof FrameEvent.Data d && d.streamId() == stream)
-                    .map(e -> (FrameEvent.Data) e)
+                    .map(e -> ((FrameEvent.Data) e).data().length)
                     .toList();
-            List<Integer> small = new ArrayList<>();
-            for (int i = 0; i < frames.size() - 1; i++) {
-                if (frames.get(i).data().length < SMALL_FRAME) {
-                    small.add(frames.get(i).data().length);
-                }
-            }
-            assertEquals(
-                    List.of(),
-                    small,
-                    "DATA frames under " + SMALL_FRAME + " bytes before the last one, of " + frames.size()
-                            + " on stream " + stream);
+            assertTrue(
+                    lengths.subList(0, lengths.size() - 1).stream().allMatch(length -> length >= SMALL_FRAME),
+                    () -> "DATA frames under " + SMALL_FRAME + " octets before the last one on stream " + stream + ": "
+                            + lengths);
         }
     }
 
     @Test
     void aFragmentOfAWindowThatIsBoundToReopenWaitsButTheLastPieceGoesAsSoonAsItFits() throws Exception {
         byte[] body = randomBytes(65_535 + 500, 12);
-        start(builder -> builder.handler(
-                AsyncHandler.nonBlocking((req, res, cb) -> res.write(true, ByteBuffer.wrap(body), cb))));
+        // Two writes: 65,535 octets, exactly the client's initial windows, then the last 500.
+        start(builder -> builder.handler(AsyncHandler.nonBlocking((req, res, cb) -> res.write(
+                false,
+                ByteBuffer.wrap(body, 0, 65_535),
+                Callback.from(
+                        InvocationType.NON_BLOCKING,
+                        () -> res.write(true, ByteBuffer.wrap(body, 65_535, 500), cb),
+                        cb::failed)))));
         Http2TestClient client = connect().autoWindowUpdate(false);
         int stream = client.get("/download");
         awaitCondition(
@@ -103,6 +135,36 @@ class PerFrameCreditTest extends Http2ServerTestSupport {
                 .toList();
         FrameEvent.Data last = frames.getLast();
         assertTrue(last.endStream() && last.data().length == 500, () -> "the last piece: " + frames);
+    }
+
+    @Test
+    void aWriteIsNotCutSoAsToLeaveASmallTailWhenMoreCreditIsDue() throws Exception {
+        byte[] body = randomBytes(65_535 + 500, 14);
+        start(builder -> builder.handler(
+                AsyncHandler.nonBlocking((req, res, cb) -> res.write(true, ByteBuffer.wrap(body), cb))));
+        Http2TestClient client = connect().autoWindowUpdate(false);
+        int stream = client.get("/download");
+        // The windows would take all but the last 500 octets: the server leaves a tail worth a frame instead.
+        awaitCondition(
+                () -> received(client, stream) >= 65_535 - SMALL_FRAME,
+                () -> "received " + received(client, stream) + " of the initial windows");
+        client.ping(TIMEOUT);
+        client.ping(TIMEOUT);
+        long received = received(client, stream);
+        assertTrue(
+                received <= 65_535 && body.length - received >= SMALL_FRAME,
+                () -> "received " + received + " of " + body.length + " octets");
+
+        client.sendWindowUpdate(0, body.length);
+        client.sendWindowUpdate(stream, body.length);
+        Http2TestClient.Response response = client.awaitResponse(stream, TIMEOUT);
+        assertEquals(sha256(body), sha256(response.body()));
+        assertNoGoAwayAndNoSmallFrameButTheLast(client, List.of(stream));
+        assertTrue(
+                client.events().stream()
+                        .filter(e -> e instanceof FrameEvent.Data d && d.streamId() == stream)
+                        .allMatch(e -> ((FrameEvent.Data) e).data().length >= SMALL_FRAME),
+                "the tail left behind is worth a frame of its own");
     }
 
     @Test

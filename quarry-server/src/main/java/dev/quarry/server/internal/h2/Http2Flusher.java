@@ -152,32 +152,37 @@ final class Http2Flusher extends IteratingCallback {
     }
 
     /**
-     * Sender-side silly-window avoidance (as TCP's, RFC 1122 4.2.3.4), under the lock: whether a stream should wait for
-     * more credit rather than send the {@code length} bytes its windows allow now. It waits when that is less than
-     * both what it has to send and {@link #MIN_DATA_FRAME}, and the window that limits it has some of our data in
-     * flight, so that a WINDOW_UPDATE is bound to come back: otherwise a window credited frame by frame and shared by
-     * several streams fragments, down to one-byte frames each credited with a one-byte WINDOW_UPDATE. A window with
-     * nothing in flight (the peer configured it tiny) is used as it is, or nothing would ever be sent; the threshold of
-     * a stream is at most half the peer's initial stream window, so that a small window is still used in few frames.
-     * O(1), allocation-free.
+     * The length of the next DATA frame of a stream with {@code remaining} octets to send in its current write, under
+     * the lock; 0 to wait for a WINDOW_UPDATE. O(1), allocation-free.
      *
-     * @param length what the windows allow, {@code 0 < length <= remaining}
-     * @param remaining what the stream has to send in this entry: a last piece that fits goes, however small
+     * <p>Sender-side silly-window avoidance, as TCP's (RFC 1122 4.2.3.4): a frame is not cut smaller than
+     * {@link #MIN_DATA_FRAME} (at most half the peer's initial stream window) out of a window that is bound to reopen,
+     * nor so as to leave a smaller tail of the write behind it. Otherwise a window credited frame by frame and shared by
+     * several streams fragments, down to one-octet frames each credited with a one-octet WINDOW_UPDATE; and every
+     * write's tail, cut off by the window, comes back as tiny WINDOW_UPDATEs too. "Bound to reopen": the window that
+     * limits the frame has some of our data in flight (the stream window below the peer's initial stream window, or
+     * the connection window below its initial 65,535 octets, which only our DATA lowers (RFC 9113 6.9.2)), so a
+     * WINDOW_UPDATE is due. A window with nothing in flight (the peer configured it tiny) is used as it is, and the
+     * last piece of a write goes as soon as the windows hold all of it, however small: nothing waits forever here.
      */
-    boolean waitsForMoreCredit(Http2Stream stream, int length, int remaining) {
-        if (length >= remaining || length >= MIN_DATA_FRAME || length >= maxFrameSize) {
-            return false;
-        }
+    int dataFrameLength(Http2Stream stream, int remaining) {
         int streamWindow = stream.sendWindow();
-        if (streamWindow <= length
-                && streamWindow < peerInitialStreamWindow // our data is in flight on the stream
-                && length < Math.max(1, Math.min(MIN_DATA_FRAME, peerInitialStreamWindow / 2))) {
-            return true;
-        }
         int connectionWindow = windows.connectionSendWindow();
-        // The connection window starts at 65,535 octets whatever the peer's settings (RFC 9113 6.9.2), and only our
-        // DATA lowers it: below that, some is in flight.
-        return connectionWindow <= length && connectionWindow < Http2Settings.DEFAULT_INITIAL_WINDOW_SIZE;
+        int length = Math.min(Math.min(remaining, maxFrameSize), Math.min(streamWindow, connectionWindow));
+        if (length <= 0) {
+            return 0;
+        }
+        int tail = remaining - length;
+        int small = Math.max(1, Math.min(MIN_DATA_FRAME, peerInitialStreamWindow / 2));
+        if (tail == 0 || (length >= small && tail >= small)) {
+            return length; // all of it, or a frame and a tail both worth their frames: the common case
+        }
+        boolean creditDue = (streamWindow == length && streamWindow < peerInitialStreamWindow)
+                || (connectionWindow == length && connectionWindow < Http2Settings.DEFAULT_INITIAL_WINDOW_SIZE);
+        if (length >= small && remaining - small >= small) {
+            return remaining - small; // a shorter frame, that leaves a tail worth a frame of its own
+        }
+        return creditDue ? 0 : length;
     }
 
     @Override
@@ -507,9 +512,8 @@ final class Http2Flusher extends IteratingCallback {
         private Generated generateData(Http2Flusher flusher, ByteBuffer out) {
             ByteBuffer payload = null;
             while (content != null && content.hasRemaining()) {
-                int window = Math.min(flusher.windows().connectionSendWindow(), stream.sendWindow());
-                int length = Math.min(Math.min(content.remaining(), flusher.maxFrameSize()), window);
-                if (length <= 0 || flusher.waitsForMoreCredit(stream, length, content.remaining())) {
+                int length = flusher.dataFrameLength(stream, content.remaining());
+                if (length == 0) {
                     stream.sendStalled(true); // waiting on the peer to open a window (wider)
                     return Generated.STALLED;
                 }
