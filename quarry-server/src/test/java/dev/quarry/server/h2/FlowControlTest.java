@@ -141,11 +141,13 @@ class FlowControlTest extends Http2ServerTestSupport {
                 (req, res, cb) -> new SliceWriter(res, ByteBuffer.wrap(body), completedWrites, cb).run())));
         Http2TestClient client = connect().autoWindowUpdate(false);
         int stream = client.get("/download");
+        // All of the window, or all but less than 1 KiB of it: the server does not cut a small frame out of a window
+        // that is bound to reopen, nor leave a small tail of the write behind (see PerFrameCreditTest).
         awaitCondition(
-                () -> received(client, stream) == 65_535,
+                () -> received(client, stream) >= 65_535 - 1024,
                 () -> "received " + received(client, stream) + " of the initial window");
         client.ping(TIMEOUT);
-        assertEquals(65_535, received(client, stream), "nothing beyond the window");
+        assertTrue(received(client, stream) <= 65_535, "nothing beyond the window");
         assertEquals(0, completedWrites.get(), "the first 64 KiB write waits for its last octet's window");
         client.sendWindowUpdate(0, body.length);
         client.sendWindowUpdate(stream, body.length);

@@ -137,6 +137,7 @@ final class Http2ControlFrames {
             lock.lock();
             try {
                 peerInitialWindow = (int) size;
+                flusher.setPeerInitialStreamWindow(peerInitialWindow);
                 for (Http2Stream stream : streams.values()) {
                     if (!stream.updateSendWindow(delta)) {
                         throw Http2Exception.connection(

@@ -8,6 +8,7 @@ import dev.quarry.core.buffer.RetainableByteBuffer;
 import dev.quarry.http.HttpFields;
 import dev.quarry.http.h2.ErrorCode;
 import dev.quarry.http.h2.FrameGenerator;
+import dev.quarry.http.h2.Http2Settings;
 import dev.quarry.io.EndPoint;
 import java.nio.BufferOverflowException;
 import java.nio.ByteBuffer;
@@ -33,6 +34,12 @@ import java.util.function.Consumer;
 final class Http2Flusher extends IteratingCallback {
     private static final int COPY_THRESHOLD = 4096;
     private static final int FRAME_HEADER = 9;
+    /**
+     * The smallest DATA frame worth cutting out of a window that is bound to reopen: a client that credits each frame
+     * it receives answers a smaller one with WINDOW_UPDATEs below {@link Http2ControlFrames#MIN_USEFUL_WINDOW_UPDATE},
+     * which our own flood defence counts as control frames.
+     */
+    static final int MIN_DATA_FRAME = Http2ControlFrames.MIN_USEFUL_WINDOW_UPDATE;
 
     private final ReentrantLock lock;
     private final EndPoint endPoint;
@@ -53,6 +60,7 @@ final class Http2Flusher extends IteratingCallback {
     private RetainableByteBuffer output;
     private Throwable terminated;
     private int maxFrameSize = 16_384;
+    private int peerInitialStreamWindow = Http2Settings.DEFAULT_INITIAL_WINDOW_SIZE;
 
     Http2Flusher(
             ReentrantLock lock,
@@ -131,6 +139,50 @@ final class Http2Flusher extends IteratingCallback {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** @param window the peer's SETTINGS_INITIAL_WINDOW_SIZE: the window of a stream with nothing in flight */
+    void setPeerInitialStreamWindow(int window) {
+        lock.lock();
+        try {
+            this.peerInitialStreamWindow = window;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The length of the next DATA frame of a stream with {@code remaining} octets to send in its current write, under
+     * the lock; 0 to wait for a WINDOW_UPDATE. O(1), allocation-free.
+     *
+     * <p>Sender-side silly-window avoidance, as TCP's (RFC 1122 4.2.3.4): a frame is not cut smaller than
+     * {@link #MIN_DATA_FRAME} (at most half the peer's initial stream window) out of a window that is bound to reopen,
+     * nor so as to leave a smaller tail of the write behind it. Otherwise a window credited frame by frame and shared by
+     * several streams fragments, down to one-octet frames each credited with a one-octet WINDOW_UPDATE; and every
+     * write's tail, cut off by the window, comes back as tiny WINDOW_UPDATEs too. "Bound to reopen": the window that
+     * limits the frame has some of our data in flight (the stream window below the peer's initial stream window, or
+     * the connection window below its initial 65,535 octets, which only our DATA lowers (RFC 9113 6.9.2)), so a
+     * WINDOW_UPDATE is due. A window with nothing in flight (the peer configured it tiny) is used as it is, and the
+     * last piece of a write goes as soon as the windows hold all of it, however small: nothing waits forever here.
+     */
+    int dataFrameLength(Http2Stream stream, int remaining) {
+        int streamWindow = stream.sendWindow();
+        int connectionWindow = windows.connectionSendWindow();
+        int length = Math.min(Math.min(remaining, maxFrameSize), Math.min(streamWindow, connectionWindow));
+        if (length <= 0) {
+            return 0;
+        }
+        int tail = remaining - length;
+        int small = Math.max(1, Math.min(MIN_DATA_FRAME, peerInitialStreamWindow / 2));
+        if (tail == 0 || (length >= small && tail >= small)) {
+            return length; // all of it, or a frame and a tail both worth their frames: the common case
+        }
+        boolean creditDue = (streamWindow == length && streamWindow < peerInitialStreamWindow)
+                || (connectionWindow == length && connectionWindow < Http2Settings.DEFAULT_INITIAL_WINDOW_SIZE);
+        if (length >= small && remaining - small >= small) {
+            return remaining - small; // a shorter frame, that leaves a tail worth a frame of its own
+        }
+        return creditDue ? 0 : length;
     }
 
     @Override
@@ -460,10 +512,9 @@ final class Http2Flusher extends IteratingCallback {
         private Generated generateData(Http2Flusher flusher, ByteBuffer out) {
             ByteBuffer payload = null;
             while (content != null && content.hasRemaining()) {
-                int window = Math.min(flusher.windows().connectionSendWindow(), stream.sendWindow());
-                int length = Math.min(Math.min(content.remaining(), flusher.maxFrameSize()), window);
-                if (length <= 0) {
-                    stream.sendStalled(true); // waiting on the peer to open a window
+                int length = flusher.dataFrameLength(stream, content.remaining());
+                if (length == 0) {
+                    stream.sendStalled(true); // waiting on the peer to open a window (wider)
                     return Generated.STALLED;
                 }
                 boolean end = last && trailers == null && length == content.remaining();
