@@ -63,6 +63,7 @@ public final class TlsConnection extends AbstractConnection {
     private static final int MAX_OUTPUT = 64 * 1024;
 
     private final SSLEngine engine;
+    private final boolean clientMode;
     private final ByteBufferPool buffers;
     private final Executor executor;
     private final Function<TlsConnection, Connection> next;
@@ -117,6 +118,9 @@ public final class TlsConnection extends AbstractConnection {
             Function<TlsConnection, Connection> next) {
         super(network);
         this.engine = Objects.requireNonNull(engine, "engine");
+        // Read once: SSLEngine.getUseClientMode() takes the engine's lock, which a writer wrapping may hold while the
+        // selector asks readInvocationType().
+        this.clientMode = engine.getUseClientMode();
         this.buffers = Objects.requireNonNull(buffers, "buffers");
         this.executor = Objects.requireNonNull(executor, "executor");
         this.next = Objects.requireNonNull(next, "next");
@@ -189,7 +193,7 @@ public final class TlsConnection extends AbstractConnection {
         // session ticket, reading /dev/urandom, while it unwraps the client's Finished): handshake steps never run on a
         // thread that must not block, nor a client's reads until application data came (the tickets come first).
         // Later reads wake the reader above, whose type they take.
-        if (!handshaken || (!applicationDataSeen && engine.getUseClientMode())) {
+        if (!handshaken || (!applicationDataSeen && clientMode)) {
             return InvocationType.BLOCKING;
         }
         return typeOf(fillCallback);
