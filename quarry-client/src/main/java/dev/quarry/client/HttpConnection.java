@@ -42,7 +42,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * serialised: only one thread parses at a time, because a new fill interest or demand only follows the end of the
  * previous parse; the network buffer is released by whichever of parsing or closing happens last ({@link #io}).
  */
-final class HttpConnection extends AbstractConnection implements HttpResponseListener {
+final class HttpConnection extends AbstractConnection
+        implements HttpResponseListener, ClientConnection, ResponseContent.Source {
     private static final System.Logger LOG = System.getLogger(HttpConnection.class.getName());
     private static final int REQUEST = 1;
     private static final int RESPONSE = 2;
@@ -58,7 +59,7 @@ final class HttpConnection extends AbstractConnection implements HttpResponseLis
 
     private final Destination destination;
     private final HttpClient client;
-    final Pool.Entry<HttpConnection> entry;
+    private final Pool.Entry<ClientConnection> entry;
     private final HttpResponseParser parser;
     private final RetainableByteBuffer buffer;
     private final AtomicInteger completion = new AtomicInteger();
@@ -80,7 +81,7 @@ final class HttpConnection extends AbstractConnection implements HttpResponseLis
     private volatile boolean requestWriteStarted;
     private volatile boolean lastWriteIssued;
 
-    HttpConnection(EndPoint endPoint, Destination destination, HttpClient client, Pool.Entry<HttpConnection> entry) {
+    HttpConnection(EndPoint endPoint, Destination destination, HttpClient client, Pool.Entry<ClientConnection> entry) {
         super(endPoint);
         this.destination = destination;
         this.client = client;
@@ -110,14 +111,19 @@ final class HttpConnection extends AbstractConnection implements HttpResponseLis
         destination.onOpened(this);
     }
 
-    /** @return whether the connection may take an exchange */
-    boolean isUsable() {
+    @Override
+    public Pool.Entry<ClientConnection> entry() {
+        return entry;
+    }
+
+    @Override
+    public boolean isUsable() {
         EndPoint endPoint = endPoint();
         return endPoint.isOpen() && !endPoint.isInputShutdown() && !endPoint.isOutputShutdown();
     }
 
-    /** Starts an exchange on this connection, which the caller acquired from the pool. */
-    void assign(Exchange next, boolean reusedFromPool) {
+    @Override
+    public void assign(Exchange next, boolean reusedFromPool) {
         headers = new HttpFields();
         trailers = new HttpFields();
         content = new ResponseContent(this, next);
@@ -263,7 +269,8 @@ final class HttpConnection extends AbstractConnection implements HttpResponseLis
     }
 
     /** The reader consumed a chunk: parse on, on its thread (or on the thread still leaving the last parse). */
-    void demand() {
+    @Override
+    public void demand() {
         if (enterIo(IO_PENDING_DEMAND)) {
             run(IO_PENDING_DEMAND);
             leaveIo();
@@ -542,7 +549,8 @@ final class HttpConnection extends AbstractConnection implements HttpResponseLis
     }
 
     /** Aborts {@code current} if this connection still carries it: closes the connection with {@code cause}. */
-    void abort(Exchange current, Throwable cause) {
+    @Override
+    public void abort(Exchange current, Throwable cause) {
         if (exchange == current) {
             failExchange(current, cause);
         }

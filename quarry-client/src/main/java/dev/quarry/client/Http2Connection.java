@@ -1,0 +1,1294 @@
+package dev.quarry.client;
+
+import dev.quarry.core.FutureCallback;
+import dev.quarry.core.InvocationType;
+import dev.quarry.core.buffer.RetainableByteBuffer;
+import dev.quarry.core.pool.Pool;
+import dev.quarry.http.HttpFields;
+import dev.quarry.http.HttpVersion;
+import dev.quarry.http.h2.ErrorCode;
+import dev.quarry.http.h2.FrameGenerator;
+import dev.quarry.http.h2.FrameListener;
+import dev.quarry.http.h2.FrameParser;
+import dev.quarry.http.h2.HeaderBlock;
+import dev.quarry.http.h2.Http2Exception;
+import dev.quarry.http.h2.Http2Messages;
+import dev.quarry.http.h2.Http2Settings;
+import dev.quarry.http.hpack.HpackDecoder;
+import dev.quarry.http.hpack.HpackEncoder;
+import dev.quarry.http.hpack.HpackLimits;
+import dev.quarry.io.AbstractConnection;
+import dev.quarry.io.EndPoint;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.lang.System.Logger.Level;
+import java.net.SocketTimeoutException;
+import java.nio.BufferOverflowException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+
+/**
+ * One HTTP/2 connection of a destination's pool (RFC 9113): many exchanges at once, one stream each, up to the
+ * server's SETTINGS_MAX_CONCURRENT_STREAMS. Its pool entry is held once per exchange; an exchange the pool hands over
+ * beyond the server's limit (the pool's limit is the same for every connection of the destination) waits here for one
+ * of this connection's streams to end, so that no request ever fails for want of a stream.
+ *
+ * <p><b>Reading.</b> The server's frames are parsed on the selector thread, which never blocks (it only takes the
+ * connection's short {@link Http2Lock}): response heads are handed to the exchange (whose future completes on the
+ * client's executor) and DATA payloads are copied into the stream's queue ({@link Http2Stream}). The connection window
+ * is credited back at once (the streams' windows bound what is buffered); a stream's window only as its reader
+ * consumes.
+ *
+ * <p><b>Writing.</b> Each request is written by a virtual thread of the client's executor, which waits there for
+ * send-window credit (the server's flow control) and for each DATA frame to be written before reading more of a
+ * streamed body. Frames from every thread go through the {@link Http2Flusher}.
+ *
+ * <p><b>Failures.</b> RST_STREAM fails its exchange only; a REFUSED_STREAM, or a stream above a GOAWAY's last stream
+ * id, was not processed by the server and is retried once on a new connection. A frame the server should not have
+ * sent fails the connection with GOAWAY and every exchange on it with a {@link BadResponseException}.
+ *
+ * <p>Thread-safety: state is guarded by {@link #lock}; frame callbacks run on the parsing (selector) thread.
+ */
+final class Http2Connection extends AbstractConnection implements ClientConnection, FrameListener {
+    private static final System.Logger LOG = System.getLogger(Http2Connection.class.getName());
+    /** What each stream may receive before the reader consumed it: the per-stream memory bound. */
+    static final int STREAM_WINDOW = 512 * 1024;
+    /** The connection's receive window; credited back as DATA arrives, since the stream windows bound memory. */
+    static final int CONNECTION_WINDOW = 16 * 1024 * 1024;
+
+    private static final int IO_BUSY = 1;
+    private static final int IO_CLOSED = 2;
+
+    private final Destination destination;
+    private final HttpClient client;
+    private final Pool.Entry<ClientConnection> entry;
+    private final Http2Lock lock = new Http2Lock();
+    private final HpackEncoder encoder = new HpackEncoder();
+    private final FrameGenerator generator = new FrameGenerator(encoder);
+    private final FrameParser parser;
+    private final Http2Flusher flusher;
+    private final RetainableByteBuffer buffer;
+    private final AtomicInteger io = new AtomicInteger();
+
+    // Guarded by lock.
+    private final Map<Integer, Http2Stream> streams = new HashMap<>();
+    private final List<Http2Stream> live = new ArrayList<>();
+    private final ArrayDeque<Exchange> waiting = new ArrayDeque<>();
+    private final List<Http2Stream> creditWaiters = new ArrayList<>();
+    private int nextStreamId = 1;
+    private int lastStreamId;
+    private long connectionSendWindow = Http2Settings.DEFAULT_INITIAL_WINDOW_SIZE;
+    private int peerInitialWindow = Http2Settings.DEFAULT_INITIAL_WINDOW_SIZE;
+    private int peerMaxStreams = Integer.MAX_VALUE;
+    /**
+     * Streams held back below the server's limit after it refused one (REFUSED_STREAM): it counted a stream we saw
+     * end as still open. One less stream is started per refusal until a stream ends; never more than are live.
+     */
+    private int holdBack;
+
+    private int connectionUnacknowledged;
+    private long streamsOpened;
+    private boolean opened;
+    private volatile boolean goAway;
+    private volatile Throwable failure;
+
+    Http2Connection(EndPoint endPoint, Destination destination, HttpClient client, Pool.Entry<ClientConnection> entry) {
+        super(endPoint);
+        this.destination = destination;
+        this.client = client;
+        this.entry = entry;
+        int maxHeaders = client.maxResponseHeaderSize();
+        this.parser = new FrameParser(
+                FrameParser.Side.CLIENT,
+                this,
+                new HpackDecoder(
+                        HpackDecoder.DEFAULT_MAX_TABLE_SIZE, HpackLimits.DEFAULT.withMaxHeaderListSize(maxHeaders)),
+                new FrameParser.Limits(
+                        Http2Settings.DEFAULT_MAX_FRAME_SIZE,
+                        Math.max(FrameParser.Limits.DEFAULT.maxHeaderBlockSize(), 2 * maxHeaders),
+                        FrameParser.Limits.DEFAULT.maxContinuationFrames()));
+        // The parser needs a whole frame in the buffer: at least our SETTINGS_MAX_FRAME_SIZE plus its header.
+        int size = Math.max(client.networkBufferSize(), Http2Settings.DEFAULT_MAX_FRAME_SIZE + 9);
+        this.buffer = client.bufferPool().acquire(size, true);
+        buffer.byteBuffer().flip(); // drain mode: nothing to parse yet
+        this.flusher = new Http2Flusher(lock, endPoint, size);
+        endPoint.setIdleTimeout(client.idleTimeoutMillis());
+    }
+
+    @Override
+    public String protocol() {
+        return "h2";
+    }
+
+    @Override
+    public Pool.Entry<ClientConnection> entry() {
+        return entry;
+    }
+
+    @Override
+    protected InvocationType readInvocationType() {
+        return InvocationType.NON_BLOCKING; // parsing copies, queues and wakes; it never runs application code
+    }
+
+    /** Sends the preface, our SETTINGS and the connection window; the pool gets the connection on the server's. */
+    @Override
+    public void onOpen() {
+        super.onOpen();
+        Http2Settings settings = new Http2Settings()
+                .set(Http2Settings.ENABLE_PUSH, 0)
+                .set(Http2Settings.INITIAL_WINDOW_SIZE, STREAM_WINDOW)
+                .set(Http2Settings.MAX_HEADER_LIST_SIZE, client.maxResponseHeaderSize());
+        flusher.offer(new Http2Flusher.Frame() {
+            @Override
+            void generate(ByteBuffer out) {
+                if (out.remaining() < 24 + 9 + 18 + 9 + 4) {
+                    throw new BufferOverflowException();
+                }
+                FrameGenerator.preface(out);
+                generator.settings(out, settings);
+                generator.windowUpdate(out, 0, CONNECTION_WINDOW - Http2Settings.DEFAULT_INITIAL_WINDOW_SIZE);
+            }
+        });
+    }
+
+    @Override
+    public boolean isUsable() {
+        EndPoint endPoint = endPoint();
+        return endPoint.isOpen() && !goAway && failure == null && nextStreamId > 0;
+    }
+
+    // --- exchanges ---------------------------------------------------------------------------------------------------
+
+    @Override
+    public void assign(Exchange exchange, boolean reused) {
+        Http2Stream stream = null;
+        boolean refused = false;
+        lock.lock();
+        try {
+            if (!isUsable()) {
+                refused = true;
+            } else if (live.size() >= peerMaxStreams - holdBack) {
+                waiting.add(exchange);
+            } else {
+                stream = newStream(exchange);
+            }
+        } finally {
+            lock.unlock();
+        }
+        exchange.connection(this);
+        if (refused) {
+            unprocessed(exchange, new IOException("the HTTP/2 connection to " + destination.origin() + " closed"));
+        } else if (stream != null) {
+            start(stream);
+        }
+    }
+
+    private Http2Stream newStream(Exchange exchange) {
+        Http2Stream stream = new Http2Stream(this, exchange, peerInitialWindow, STREAM_WINDOW);
+        live.add(stream);
+        return stream;
+    }
+
+    private void start(Http2Stream stream) {
+        Throwable aborted = stream.exchange.abortCause();
+        if (aborted != null) {
+            failStream(stream, aborted, null, false);
+            return;
+        }
+        client.executor().execute(() -> writeRequest(stream));
+    }
+
+    /** Starts the exchanges that wait for a stream, as far as the server's limit allows. */
+    private void startWaiting() {
+        startWaiting(false);
+    }
+
+    /** @param streamEnded whether a stream just ended, which ends one stream of {@link #holdBack} */
+    private void startWaiting(boolean streamEnded) {
+        List<Http2Stream> started = new ArrayList<>();
+        List<Exchange> refused = new ArrayList<>();
+        lock.lock();
+        try {
+            if (streamEnded && holdBack > 0) {
+                holdBack--;
+            }
+            if (!isUsable()) {
+                refused.addAll(waiting);
+                waiting.clear();
+            }
+            while (!waiting.isEmpty() && live.size() < peerMaxStreams - holdBack) {
+                started.add(newStream(waiting.poll()));
+            }
+        } finally {
+            lock.unlock();
+        }
+        for (Http2Stream stream : started) {
+            start(stream);
+        }
+        for (Exchange exchange : refused) {
+            unprocessed(exchange, new IOException("the HTTP/2 connection to " + destination.origin() + " closed"));
+        }
+    }
+
+    /** An exchange the server never saw: retried on another connection once, else failed; its hold ends. */
+    private void unprocessed(Exchange exchange, Throwable cause) {
+        exchange.connection(null);
+        if (exchange.retryableUnprocessed()) {
+            LOG.log(Level.DEBUG, "retrying {0} on a new connection after: {1}", exchange, cause);
+            destination.retry(exchange);
+        } else {
+            exchange.ended();
+            exchange.fail(cause);
+        }
+        destination.streamEnded(this, false);
+    }
+
+    @Override
+    public void abort(Exchange exchange, Throwable cause) {
+        Http2Stream stream = null;
+        boolean wasWaiting;
+        lock.lock();
+        try {
+            for (Http2Stream s : live) {
+                if (s.exchange == exchange) {
+                    stream = s;
+                    break;
+                }
+            }
+            wasWaiting = stream == null && waiting.remove(exchange);
+        } finally {
+            lock.unlock();
+        }
+        if (stream != null) {
+            abortStream(stream, cause);
+        } else if (wasWaiting) {
+            exchange.connection(null);
+            exchange.ended();
+            exchange.fail(cause);
+            destination.streamEnded(this, isUsable());
+        }
+    }
+
+    /** The reader gave up (or the exchange was aborted): reset the stream if it still runs, drop what it buffered. */
+    void abortStream(Http2Stream stream, Throwable cause) {
+        List<Http2Stream.Chunk> dropped = null;
+        lock.lock();
+        try {
+            if (stream.closed) {
+                if (stream.failure == null) {
+                    stream.failure = cause;
+                }
+                dropped = stream.drain();
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (dropped != null) {
+            release(dropped);
+            return;
+        }
+        failStream(stream, cause, ErrorCode.CANCEL, false);
+    }
+
+    /**
+     * Fails a stream once: drops its buffered content, wakes its writer, resets it on the wire (if it was opened and
+     * {@code reset} is given), then retries or fails its exchange, and ends its hold on the pool entry.
+     */
+    private void failStream(Http2Stream stream, Throwable cause, ErrorCode reset, boolean unprocessed) {
+        List<Http2Stream.Chunk> dropped;
+        Thread writer;
+        int id;
+        boolean responseStarted;
+        lock.lock();
+        try {
+            if (stream.closed) {
+                return;
+            }
+            close(stream);
+            stream.failure = cause;
+            dropped = stream.drain();
+            writer = stream.creditWaiter;
+            stream.creditWaiter = null;
+            id = stream.id;
+            responseStarted = stream.responseStarted;
+        } finally {
+            lock.unlock();
+        }
+        release(dropped);
+        if (writer != null) {
+            LockSupport.unpark(writer);
+        }
+        if (reset != null && id != 0) {
+            offerControl(out -> generator.rstStream(out, id, reset));
+        }
+        Exchange exchange = stream.exchange;
+        exchange.connection(null);
+        if (unprocessed && !responseStarted && exchange.retryableUnprocessed()) {
+            LOG.log(Level.DEBUG, "retrying {0} on a new connection after: {1}", exchange, cause);
+            destination.retry(exchange);
+        } else {
+            exchange.ended();
+            if (!exchange.fail(cause)) {
+                stream.content.fail(cause);
+            }
+        }
+        startWaiting(true);
+        destination.streamEnded(this, isUsable());
+    }
+
+    /** Under the lock: the stream no longer counts against the server's limit. */
+    private void close(Http2Stream stream) {
+        stream.closed = true;
+        live.remove(stream);
+        if (stream.id != 0) {
+            streams.remove(stream.id);
+        }
+    }
+
+    /** Both directions of a stream ended normally (the reader may still be reading what was buffered). */
+    private void streamDone(Http2Stream stream) {
+        Exchange exchange = stream.exchange;
+        exchange.connection(null);
+        exchange.ended();
+        startWaiting(true);
+        destination.streamEnded(this, isUsable());
+    }
+
+    private void release(List<Http2Stream.Chunk> chunks) {
+        for (Http2Stream.Chunk chunk : chunks) {
+            chunk.buffer().release();
+        }
+    }
+
+    // --- writing requests (on the client's executor) -----------------------------------------------------------------
+
+    /** Thrown to the request writer when its stream ended or failed meanwhile: the writer just stops. */
+    private static final class StreamGone extends IOException {
+        StreamGone() {
+            super("stream gone");
+        }
+
+        @Override
+        public Throwable fillInStackTrace() {
+            return this; // control flow, not an error: no stack trace to fill
+        }
+    }
+
+    private void writeRequest(Http2Stream stream) {
+        try {
+            HttpRequest request = stream.exchange.request;
+            RequestBody body = request.body();
+            OptionalLong length = body.length();
+            byte[] bytes = body.bytes();
+            boolean noBody = bytes != null ? bytes.length == 0 : length.isPresent() && length.getAsLong() == 0;
+            HttpFields fields = Http2RequestFields.of(
+                    request, length, client.userAgent(), ContentDecoding.offersGzip(client, request));
+            String scheme = request.origin().isSecure() ? "https" : "http";
+            String authority = request.origin().authority();
+            String path = request.target();
+            flusher.offer(new Http2Flusher.Frame() {
+                private Throwable refused;
+
+                @Override
+                void generate(ByteBuffer out) {
+                    if (stream.failure != null) {
+                        return;
+                    }
+                    if (stream.id == 0) {
+                        // Ids are given in the order HEADERS frames are written (RFC 9113 5.1.1).
+                        if (!isUsable()) {
+                            refused = new IOException("the HTTP/2 connection closed before the request was sent");
+                            return;
+                        }
+                        stream.id = nextStreamId;
+                        nextStreamId += 2;
+                        lastStreamId = stream.id;
+                        streams.put(stream.id, stream);
+                        streamsOpened++;
+                    }
+                    try {
+                        generator.requestHeaders(
+                                out, stream.id, request.method(), scheme, authority, path, fields, noBody);
+                    } catch (IllegalArgumentException bad) {
+                        refused = bad;
+                        return;
+                    }
+                    stream.headersSent = true;
+                }
+
+                @Override
+                void written() {
+                    Throwable cause = refused;
+                    if (cause instanceof IllegalArgumentException) {
+                        failStream(
+                                stream,
+                                new IOException("cannot send " + request + ": " + cause.getMessage()),
+                                ErrorCode.CANCEL,
+                                false);
+                    } else if (cause != null) {
+                        failStream(stream, cause, null, true);
+                    } else if (noBody) {
+                        requestEnded(stream);
+                    }
+                }
+
+                @Override
+                void failed(Throwable cause) {
+                    failStream(stream, cause, null, !stream.headersSent);
+                }
+            });
+            if (noBody) {
+                return;
+            }
+            if (bytes != null) {
+                sendData(stream, ByteBuffer.wrap(bytes), true);
+            } else {
+                try (InputStream in = body.open()) {
+                    sendStream(stream, in, length);
+                }
+            }
+            requestEnded(stream);
+        } catch (StreamGone gone) {
+            // Failed or answered meanwhile: whoever ended the stream completed the exchange.
+        } catch (Throwable x) {
+            failStream(stream, x, ErrorCode.CANCEL, false);
+        }
+    }
+
+    private void sendStream(Http2Stream stream, InputStream in, OptionalLong length) throws IOException {
+        long expected = length.orElse(-1);
+        long sent = 0;
+        RetainableByteBuffer chunk = client.bufferPool().acquire(flusher.maxDataPayload(), false);
+        try {
+            ByteBuffer bytes = chunk.byteBuffer();
+            byte[] array = bytes.array();
+            int offset = bytes.arrayOffset();
+            int room = Math.min(maxPayload(), chunk.capacity());
+            while (true) {
+                int want = expected < 0 ? room : (int) Math.min(room, expected - sent);
+                if (want == 0) {
+                    break;
+                }
+                int n = in.read(array, offset, want);
+                if (n < 0) {
+                    break;
+                }
+                sent += n;
+                sendData(stream, ByteBuffer.wrap(array, offset, n), sent == expected);
+            }
+        } finally {
+            chunk.release();
+        }
+        if (expected >= 0 && sent < expected) {
+            throw new IOException("request body ended after " + sent + " of its " + expected + " bytes");
+        }
+        if (expected < 0 || expected == 0) {
+            sendData(stream, ByteBuffer.allocate(0), true); // END_STREAM on an empty DATA frame
+        }
+    }
+
+    /** Sends {@code data} in DATA frames as the send windows allow, waiting for each frame to be written. */
+    private void sendData(Http2Stream stream, ByteBuffer data, boolean last) throws IOException {
+        do {
+            int n = data.hasRemaining() ? credit(stream, Math.min(data.remaining(), maxPayload())) : 0;
+            ByteBuffer part = data.slice(data.position(), n);
+            data.position(data.position() + n);
+            boolean end = last && !data.hasRemaining();
+            FutureCallback written = new FutureCallback();
+            flusher.offer(new Http2Flusher.Frame() {
+                @Override
+                void generate(ByteBuffer out) {
+                    if (stream.failure != null) {
+                        connectionSendWindow += n; // never sent: the credit goes back
+                        return;
+                    }
+                    if (out.remaining() < 9 + n) {
+                        throw new BufferOverflowException();
+                    }
+                    generator.dataHeader(out, stream.id, n, end);
+                    out.put(part.duplicate());
+                }
+
+                @Override
+                void written() {
+                    written.succeeded();
+                }
+
+                @Override
+                void failed(Throwable cause) {
+                    written.failed(cause);
+                }
+            });
+            written.block();
+            if (stream.failure != null) {
+                throw new StreamGone();
+            }
+        } while (data.hasRemaining());
+    }
+
+    /** @return the most payload of one DATA frame: the server's SETTINGS_MAX_FRAME_SIZE, and what the flusher holds */
+    private int maxPayload() {
+        lock.lock();
+        try {
+            return Math.min(generator.maxFrameSize(), flusher.maxDataPayload());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Takes send-window credit for up to {@code want} bytes, waiting (on the writer's virtual thread) until both the
+     * stream's and the connection's windows are open.
+     */
+    private int credit(Http2Stream stream, int want) throws IOException {
+        while (true) {
+            lock.lock();
+            try {
+                if (stream.failure != null || stream.closed) {
+                    throw new StreamGone();
+                }
+                if (stream.remoteEnded) {
+                    // The server answered before reading the whole request: stop sending (RFC 9113 8.1).
+                    throw new StreamGone();
+                }
+                int n = (int) Math.min(want, Math.min(stream.sendWindow, connectionSendWindow));
+                if (n > 0) {
+                    stream.sendWindow -= n;
+                    connectionSendWindow -= n;
+                    return n;
+                }
+                stream.creditWaiter = Thread.currentThread();
+                creditWaiters.add(stream);
+            } finally {
+                lock.unlock();
+            }
+            LockSupport.park(this);
+            if (Thread.interrupted()) {
+                InterruptedIOException interrupted = new InterruptedIOException("interrupted sending the request");
+                abortStream(stream, interrupted);
+                Thread.currentThread().interrupt();
+                throw interrupted;
+            }
+        }
+    }
+
+    /** Under the lock: the threads of the writers waiting for credit, to unpark after unlocking. */
+    private List<Thread> takeCreditWaiters() {
+        if (creditWaiters.isEmpty()) {
+            return List.of();
+        }
+        List<Thread> threads = new ArrayList<>(creditWaiters.size());
+        for (Http2Stream stream : creditWaiters) {
+            if (stream.creditWaiter != null) {
+                threads.add(stream.creditWaiter);
+                stream.creditWaiter = null;
+            }
+        }
+        creditWaiters.clear();
+        return threads;
+    }
+
+    private static void unpark(List<Thread> threads) {
+        for (Thread thread : threads) {
+            LockSupport.unpark(thread);
+        }
+    }
+
+    /** The request's last frame was written. */
+    private void requestEnded(Http2Stream stream) {
+        boolean done = false;
+        lock.lock();
+        try {
+            stream.requestEnded = true;
+            if (stream.remoteEnded && !stream.closed) {
+                close(stream);
+                done = true;
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (done) {
+            streamDone(stream);
+        }
+    }
+
+    private void offerControl(Consumer<ByteBuffer> frame) {
+        flusher.offer(new Http2Flusher.Frame() {
+            @Override
+            void generate(ByteBuffer out) {
+                frame.accept(out);
+            }
+        });
+    }
+
+    // --- reading responses (on the selector thread) ------------------------------------------------------------------
+
+    @Override
+    protected void onFillable() {
+        if (!enterIo()) {
+            return;
+        }
+        try {
+            ByteBuffer bytes = buffer.byteBuffer();
+            while (true) {
+                while (parser.parseFrame(bytes)) {
+                    // each frame went to its callback
+                }
+                if (parser.isClosed()) {
+                    return; // a connection error: GOAWAY was sent and the connection closes
+                }
+                bytes.compact();
+                int n;
+                try {
+                    n = endPoint().fill(bytes);
+                } finally {
+                    bytes.flip();
+                }
+                if (n == 0) {
+                    fillInterested();
+                    return;
+                }
+                if (n < 0) {
+                    endPoint()
+                            .close(new EOFException(
+                                    "the server closed the HTTP/2 connection to " + destination.origin()));
+                    return;
+                }
+            }
+        } catch (IOException x) {
+            endPoint().close(x);
+        } catch (Throwable x) {
+            LOG.log(Level.WARNING, "reading failed on " + this, x);
+            endPoint().close(x);
+        } finally {
+            leaveIo();
+        }
+    }
+
+    private boolean enterIo() {
+        return io.compareAndSet(0, IO_BUSY);
+    }
+
+    private void leaveIo() {
+        if (!io.compareAndSet(IO_BUSY, 0)) {
+            // Closed while we parsed: the release of the buffer was left to us.
+            io.set(IO_CLOSED);
+            buffer.release();
+        }
+    }
+
+    /** The reader consumed its chunk: hand it the next one, and credit the server's window for what it read. */
+    void demand(Http2Stream stream) {
+        int credit = 0;
+        int id;
+        Http2Stream.Chunk next;
+        boolean complete;
+        lock.lock();
+        try {
+            stream.unacknowledged += stream.consumed();
+            id = stream.id;
+            if (!stream.remoteEnded && !stream.closed && stream.unacknowledged >= STREAM_WINDOW / 2) {
+                credit = stream.unacknowledged;
+                stream.unacknowledged = 0;
+                stream.receiveWindow += credit;
+            }
+            next = stream.takeIfDemanded();
+            complete = next == null && stream.contentCompleteNow();
+        } finally {
+            lock.unlock();
+        }
+        if (credit > 0) {
+            int increment = credit;
+            offerControl(out -> generator.windowUpdate(out, id, increment));
+        }
+        if (next != null) {
+            Http2Stream.offer(stream, next);
+        } else if (complete) {
+            stream.content.complete();
+        }
+    }
+
+    @Override
+    public void onData(int streamId, ByteBuffer data, boolean endStream, int flowControlledLength) {
+        RetainableByteBuffer copy = null;
+        if (data.hasRemaining()) {
+            copy = client.bufferPool().acquire(data.remaining(), false);
+            copy.byteBuffer().put(data).flip();
+        }
+        int connectionCredit = 0;
+        Http2Stream stream;
+        Http2Stream.Chunk handOver = null;
+        boolean complete = false;
+        boolean done = false;
+        String error = null;
+        ErrorCode code = null;
+        lock.lock();
+        try {
+            connectionUnacknowledged += flowControlledLength;
+            if (connectionUnacknowledged >= CONNECTION_WINDOW / 2) {
+                connectionCredit = connectionUnacknowledged;
+                connectionUnacknowledged = 0;
+            }
+            stream = streams.get(streamId);
+            if (stream == null || stream.closed) {
+                stream = null; // reset by us, or already failed: the data is dropped (the connection was credited)
+            } else if (!stream.responseStarted) {
+                error = "DATA before the response head on stream " + streamId;
+                code = ErrorCode.PROTOCOL_ERROR;
+            } else if (flowControlledLength > stream.receiveWindow) {
+                error = "the server sent " + flowControlledLength + " bytes on stream " + streamId
+                        + " whose window was " + stream.receiveWindow;
+                code = ErrorCode.FLOW_CONTROL_ERROR;
+            } else {
+                stream.receiveWindow -= flowControlledLength;
+                if (copy != null) {
+                    handOver = stream.queue(new Http2Stream.Chunk(copy, flowControlledLength));
+                    copy = null;
+                } else {
+                    stream.unacknowledged += flowControlledLength; // only padding: nothing for the reader to consume
+                }
+                if (endStream) {
+                    stream.remoteEnded = true;
+                    complete = handOver == null && stream.contentCompleteNow();
+                    if (stream.requestEnded) {
+                        close(stream);
+                        done = true;
+                    }
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (copy != null) {
+            copy.release();
+        }
+        if (connectionCredit > 0) {
+            int increment = connectionCredit;
+            offerControl(out -> generator.windowUpdate(out, 0, increment));
+        }
+        if (error != null) {
+            failStream(stream, badResponse(error), code, false);
+            return;
+        }
+        if (handOver != null) {
+            Http2Stream.offer(stream, handOver);
+        } else if (complete) {
+            stream.content.complete();
+        }
+        if (done) {
+            streamDone(stream);
+        }
+        if (endStream && stream != null) {
+            wakeWriter(stream); // it stops sending
+        }
+    }
+
+    private void wakeWriter(Http2Stream stream) {
+        Thread writer;
+        lock.lock();
+        try {
+            writer = stream.creditWaiter;
+            stream.creditWaiter = null;
+        } finally {
+            lock.unlock();
+        }
+        if (writer != null) {
+            LockSupport.unpark(writer);
+        }
+    }
+
+    @Override
+    public void onHeaders(int streamId, HeaderBlock block, boolean endStream) {
+        Http2Stream stream;
+        lock.lock();
+        try {
+            stream = streams.get(streamId);
+        } finally {
+            lock.unlock();
+        }
+        if (stream == null) {
+            if ((streamId & 1) == 1 && streamId <= lastStreamId) {
+                return; // a stream we reset or failed: its block was decoded (HPACK stays in step) and is dropped
+            }
+            throw Http2Exception.connection(
+                    ErrorCode.PROTOCOL_ERROR, "HEADERS on stream " + streamId + ", which the client did not open");
+        }
+        if (block.tooLarge()) {
+            failStream(
+                    stream,
+                    badResponse("response header fields larger than " + client.maxResponseHeaderSize() + " bytes"),
+                    ErrorCode.CANCEL,
+                    false);
+            return;
+        }
+        if (block.malformed().isPresent()) {
+            failStream(
+                    stream,
+                    badResponse("malformed response head: " + block.malformed().get()),
+                    ErrorCode.PROTOCOL_ERROR,
+                    false);
+            return;
+        }
+        boolean trailers;
+        lock.lock();
+        try {
+            trailers = stream.responseStarted;
+        } finally {
+            lock.unlock();
+        }
+        if (trailers) {
+            onTrailers(stream, block, endStream);
+        } else {
+            onResponseHead(stream, block, endStream);
+        }
+    }
+
+    private void onResponseHead(Http2Stream stream, HeaderBlock block, boolean endStream) {
+        int status = parseStatus(block.status());
+        if (status < 0 || block.method() != null || block.path() != null || block.scheme() != null) {
+            failStream(
+                    stream,
+                    badResponse("invalid response head: :status " + block.status()),
+                    ErrorCode.PROTOCOL_ERROR,
+                    false);
+            return;
+        }
+        if (status < 200) {
+            if (status == 101 || endStream) {
+                failStream(
+                        stream,
+                        badResponse("interim response " + status + " is invalid here"),
+                        ErrorCode.PROTOCOL_ERROR,
+                        false);
+            }
+            return; // 1xx: the final response follows
+        }
+        boolean complete = false;
+        boolean done = false;
+        lock.lock();
+        try {
+            stream.responseStarted = true;
+            if (endStream) {
+                stream.remoteEnded = true;
+                complete = stream.contentCompleteNow();
+                if (stream.requestEnded && !stream.closed) {
+                    close(stream);
+                    done = true;
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        HttpRequest request = stream.exchange.request;
+        HttpResponse response = ContentDecoding.response(
+                client, request, HttpVersion.HTTP_2, status, "", block.fields(), stream.trailers, stream.content);
+        if (complete) {
+            stream.content.complete();
+        }
+        if (!stream.exchange.deliver(response)) {
+            abortStream(stream, new IOException("exchange already failed"));
+        }
+        if (done) {
+            streamDone(stream);
+        }
+        if (endStream) {
+            wakeWriter(stream);
+        }
+    }
+
+    private void onTrailers(Http2Stream stream, HeaderBlock block, boolean endStream) {
+        if (!endStream) {
+            failStream(
+                    stream,
+                    badResponse("trailers without END_STREAM on stream " + stream.id),
+                    ErrorCode.PROTOCOL_ERROR,
+                    false);
+            return;
+        }
+        HttpFields fields = Http2Messages.trailers(stream.id, block);
+        boolean complete;
+        boolean done = false;
+        lock.lock();
+        try {
+            for (int i = 0; i < fields.size(); i++) {
+                stream.trailers.add(fields.field(i));
+            }
+            stream.remoteEnded = true;
+            complete = stream.contentCompleteNow();
+            if (stream.requestEnded && !stream.closed) {
+                close(stream);
+                done = true;
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (complete) {
+            stream.content.complete();
+        }
+        if (done) {
+            streamDone(stream);
+        }
+        wakeWriter(stream);
+    }
+
+    private static int parseStatus(String status) {
+        if (status == null || status.length() != 3) {
+            return -1;
+        }
+        int value = 0;
+        for (int i = 0; i < 3; i++) {
+            char c = status.charAt(i);
+            if (c < '0' || c > '9') {
+                return -1;
+            }
+            value = value * 10 + c - '0';
+        }
+        return value < 100 ? -1 : value;
+    }
+
+    @Override
+    public void onRstStream(int streamId, ErrorCode error) {
+        Http2Stream stream;
+        boolean finished = false;
+        lock.lock();
+        try {
+            stream = streams.get(streamId);
+            if (stream != null && error == ErrorCode.NO_ERROR && stream.remoteEnded && !stream.closed) {
+                // The server has the whole response out and wants no more of the request (RFC 9113 8.1).
+                close(stream);
+                finished = true;
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (stream == null) {
+            return;
+        }
+        if (finished) {
+            wakeWriter(stream);
+            streamDone(stream);
+            return;
+        }
+        boolean refused = error == ErrorCode.REFUSED_STREAM;
+        IOException cause = new IOException("the server reset the stream of " + stream.exchange.request + " (" + error
+                + (refused ? ", not processed" : "") + ")");
+        LOG.log(Level.DEBUG, "{0} on {1}", cause.getMessage(), this);
+        if (refused && waitAfterRefusal(stream, cause)) {
+            return;
+        }
+        failStream(stream, cause, null, refused);
+    }
+
+    /**
+     * A stream the server refused goes back to wait on this connection, still holding its pool entry, until another
+     * of its streams ends: retrying at once, elsewhere or here, would hit the same full count.
+     *
+     * @return false if it cannot wait here (nothing else runs on the connection, or it was refused too often)
+     */
+    private boolean waitAfterRefusal(Http2Stream stream, IOException cause) {
+        List<Http2Stream.Chunk> dropped;
+        Thread writer;
+        lock.lock();
+        try {
+            if (stream.closed || stream.responseStarted || live.size() <= 1 || !isUsable()) {
+                return false;
+            }
+            if (!stream.exchange.refusedAgain()) {
+                return false;
+            }
+            close(stream);
+            stream.failure = cause;
+            dropped = stream.drain();
+            writer = stream.creditWaiter;
+            stream.creditWaiter = null;
+            holdBack = Math.min(holdBack + 1, live.size());
+            waiting.addFirst(stream.exchange);
+        } finally {
+            lock.unlock();
+        }
+        release(dropped);
+        if (writer != null) {
+            LockSupport.unpark(writer);
+        }
+        return true;
+    }
+
+    @Override
+    public void onSettings(Http2Settings settings) {
+        boolean first;
+        List<Thread> wake;
+        int maxStreams;
+        lock.lock();
+        try {
+            OptionalLong value = settings.get(Http2Settings.MAX_CONCURRENT_STREAMS);
+            if (value.isPresent()) {
+                peerMaxStreams = (int) Math.min(Integer.MAX_VALUE, value.getAsLong());
+            }
+            value = settings.get(Http2Settings.INITIAL_WINDOW_SIZE);
+            if (value.isPresent()) {
+                // RFC 9113 6.9.2: the change applies to every open stream's window, which may go negative.
+                int delta = (int) value.getAsLong() - peerInitialWindow;
+                peerInitialWindow = (int) value.getAsLong();
+                for (Http2Stream stream : live) {
+                    stream.sendWindow += delta;
+                }
+            }
+            value = settings.get(Http2Settings.MAX_FRAME_SIZE);
+            if (value.isPresent()) {
+                generator.setMaxFrameSize((int) value.getAsLong());
+            }
+            value = settings.get(Http2Settings.HEADER_TABLE_SIZE);
+            if (value.isPresent()) {
+                encoder.setMaxTableSize((int) Math.min(Integer.MAX_VALUE, value.getAsLong()));
+            }
+            first = !opened;
+            opened = true;
+            wake = takeCreditWaiters();
+            maxStreams = peerMaxStreams;
+        } finally {
+            lock.unlock();
+        }
+        offerControl(generator::settingsAck);
+        unpark(wake);
+        int multiplex = Math.max(1, Math.min(client.maxStreamsPerConnection(), maxStreams));
+        if (first) {
+            destination.maxMultiplex(multiplex);
+            destination.onOpened(this);
+        } else if (settings.has(Http2Settings.MAX_CONCURRENT_STREAMS)) {
+            destination.maxMultiplex(multiplex);
+            startWaiting();
+        }
+    }
+
+    @Override
+    public void onSettingsAck() {
+        // Our settings are in force; nothing waits for them.
+    }
+
+    @Override
+    public void onPing(long payload, boolean ack) {
+        if (!ack) {
+            offerControl(out -> generator.ping(out, payload, true));
+        }
+    }
+
+    @Override
+    public void onGoAway(int lastProcessed, ErrorCode error, ByteBuffer debugData) {
+        List<Http2Stream> unprocessed = new ArrayList<>();
+        lock.lock();
+        try {
+            goAway = true;
+            for (Http2Stream stream : live) {
+                if (stream.id == 0 || stream.id > lastProcessed) {
+                    unprocessed.add(stream);
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        String debug = StandardCharsets.UTF_8.decode(debugData).toString();
+        LOG.log(Level.DEBUG, "GOAWAY {0} (last stream {1}) {2} on {3}", error, lastProcessed, debug, this);
+        IOException cause = new IOException("the server went away (GOAWAY " + error
+                + (debug.isEmpty() ? "" : ": " + debug) + ") before processing the request");
+        for (Http2Stream stream : unprocessed) {
+            failStream(stream, cause, null, true);
+        }
+        startWaiting(); // waiting exchanges go elsewhere
+        boolean idle;
+        lock.lock();
+        try {
+            idle = live.isEmpty();
+        } finally {
+            lock.unlock();
+        }
+        if (idle && entry.removeIfIdle()) {
+            closeGracefully();
+        }
+    }
+
+    @Override
+    public void onWindowUpdate(int streamId, int increment) {
+        List<Thread> wake;
+        lock.lock();
+        try {
+            if (streamId == 0) {
+                connectionSendWindow += increment;
+                if (connectionSendWindow > Http2Settings.MAX_WINDOW_SIZE) {
+                    throw Http2Exception.connection(
+                            ErrorCode.FLOW_CONTROL_ERROR, "connection send window above 2^31-1");
+                }
+            } else {
+                Http2Stream stream = streams.get(streamId);
+                if (stream == null) {
+                    return;
+                }
+                stream.sendWindow += increment;
+                if (stream.sendWindow > Http2Settings.MAX_WINDOW_SIZE) {
+                    throw Http2Exception.stream(
+                            streamId, ErrorCode.FLOW_CONTROL_ERROR, "stream send window above 2^31-1");
+                }
+            }
+            wake = takeCreditWaiters();
+        } finally {
+            lock.unlock();
+        }
+        unpark(wake);
+    }
+
+    @Override
+    public void onPushPromise(int streamId, int promisedStreamId, HeaderBlock block) {
+        throw Http2Exception.connection(ErrorCode.PROTOCOL_ERROR, "PUSH_PROMISE although the client disabled push");
+    }
+
+    @Override
+    public void onConnectionError(Http2Exception error) {
+        LOG.log(Level.DEBUG, "HTTP/2 connection error from {0}: {1}", destination.origin(), error.getMessage());
+        failure = badResponse("invalid HTTP/2 frames (" + error.error() + "): " + error.getMessage());
+        flusher.offer(new Http2Flusher.Frame() {
+            @Override
+            void generate(ByteBuffer out) {
+                generator.goAway(out, 0, error.error(), error.getMessage());
+            }
+
+            @Override
+            void written() {
+                endPoint().close(failure);
+            }
+
+            @Override
+            void failed(Throwable cause) {
+                endPoint().close(failure);
+            }
+        });
+    }
+
+    @Override
+    public void onStreamError(Http2Exception error) {
+        Http2Stream stream;
+        lock.lock();
+        try {
+            stream = streams.get(error.streamId());
+        } finally {
+            lock.unlock();
+        }
+        if (stream != null) {
+            failStream(stream, badResponse(error.getMessage()), error.error(), false);
+        } else {
+            offerControl(out -> generator.rstStream(out, error.streamId(), error.error()));
+        }
+    }
+
+    private BadResponseException badResponse(String problem) {
+        return new BadResponseException("invalid HTTP/2 response from " + destination.origin() + ": " + problem);
+    }
+
+    // --- closing -----------------------------------------------------------------------------------------------------
+
+    /** Says GOAWAY (no error), then closes. */
+    void closeGracefully() {
+        flusher.offer(new Http2Flusher.Frame() {
+            @Override
+            void generate(ByteBuffer out) {
+                generator.goAway(out, 0, ErrorCode.NO_ERROR, null);
+            }
+
+            @Override
+            void written() {
+                endPoint().close();
+            }
+
+            @Override
+            void failed(Throwable cause) {
+                endPoint().close();
+            }
+        });
+    }
+
+    @Override
+    public boolean onIdleExpired() {
+        return true;
+    }
+
+    @Override
+    public void onClose(Throwable cause) {
+        Throwable reason = failure;
+        if (reason == null) {
+            if (cause instanceof TimeoutException timeout) {
+                reason = new SocketTimeoutException(timeout.getMessage());
+            } else if (cause == null || cause instanceof ClosedChannelException) {
+                reason = new EOFException("the HTTP/2 connection to " + destination.origin() + " was closed");
+            } else {
+                reason = cause;
+            }
+            failure = reason;
+        }
+        flusher.terminate(reason);
+        boolean wasOpened;
+        List<Http2Stream> streamsLeft;
+        lock.lock();
+        try {
+            wasOpened = opened;
+            streamsLeft = new ArrayList<>(live);
+        } finally {
+            lock.unlock();
+        }
+        if (wasOpened) {
+            destination.onClosed(this);
+        }
+        for (Http2Stream stream : streamsLeft) {
+            // A request the server never received may go elsewhere; one it may have received fails.
+            failStream(stream, reason, null, stream.id == 0);
+        }
+        startWaiting();
+        if (!wasOpened) {
+            destination.openFailed(entry, reason);
+        } else if (streamsLeft.isEmpty()) {
+            destination.removeIdle(this);
+        }
+        while (true) {
+            int state = io.get();
+            if (state == IO_CLOSED || state == (IO_BUSY | IO_CLOSED)) {
+                return;
+            }
+            if (state == IO_BUSY) {
+                if (io.compareAndSet(IO_BUSY, IO_BUSY | IO_CLOSED)) {
+                    return; // the parsing thread releases the buffer when it leaves
+                }
+            } else if (io.compareAndSet(0, IO_CLOSED)) {
+                buffer.release();
+                return;
+            }
+        }
+    }
+
+    @Override
+    public boolean isIdle() {
+        lock.lock();
+        try {
+            return live.isEmpty() && waiting.isEmpty();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Http2Connection@" + Integer.toHexString(hashCode()) + "{" + destination.origin() + ", streams="
+                + live.size() + ", waiting=" + waiting.size() + ", maxStreams=" + peerMaxStreams
+                + (goAway ? ", GOAWAY" : "")
+                + ", " + endPoint() + "}";
+    }
+}
