@@ -462,10 +462,30 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
             }
             requestEnded(stream);
         } catch (StreamGone gone) {
-            // Failed or answered meanwhile: whoever ended the stream completed the exchange.
+            stopSending(stream);
         } catch (Throwable x) {
             failStream(stream, x, ErrorCode.CANCEL, false);
         }
+    }
+
+    /**
+     * The writer stopped before the end of the request. If the stream failed, whoever failed it completed the
+     * exchange. If the server sent its whole response first, the request is cut short with RST_STREAM CANCEL (RFC
+     * 9113 8.1: the response stands) and the stream ends normally.
+     */
+    private void stopSending(Http2Stream stream) {
+        int id;
+        lock.lock();
+        try {
+            if (stream.closed || !stream.remoteEnded) {
+                return;
+            }
+            id = stream.id;
+        } finally {
+            lock.unlock();
+        }
+        offerControl(out -> generator.rstStream(out, id, ErrorCode.CANCEL));
+        requestEnded(stream);
     }
 
     private void sendStream(Http2Stream stream, InputStream in, OptionalLong length) throws IOException {
@@ -511,7 +531,8 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
             flusher.offer(new Http2Flusher.Frame() {
                 @Override
                 void generate(ByteBuffer out) {
-                    if (stream.failure != null) {
+                    if (stream.failure != null || stream.closed) {
+                        // Failed, or reset by the server once it had answered: nothing more goes on the stream.
                         connectionSendWindow += n; // never sent: the credit goes back
                         return;
                     }
@@ -533,7 +554,7 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
                 }
             });
             written.block();
-            if (stream.failure != null) {
+            if (stream.failure != null || stream.closed) {
                 throw new StreamGone();
             }
         } while (data.hasRemaining());

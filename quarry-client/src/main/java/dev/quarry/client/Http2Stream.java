@@ -38,9 +38,9 @@ final class Http2Stream implements ResponseContent.Source {
     boolean responseStarted;
     boolean remoteEnded;
     /** Both directions ended, or the stream failed: it no longer counts against the server's limit. */
-    boolean closed;
+    volatile boolean closed;
 
-    Throwable failure;
+    volatile Throwable failure;
     /** The thread writing the request, while it waits for send-window credit. */
     Thread creditWaiter;
 

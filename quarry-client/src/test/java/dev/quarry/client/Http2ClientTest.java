@@ -270,6 +270,26 @@ class Http2ClientTest {
     }
 
     @Test
+    void aResponseBeforeTheWholeRequestEndsTheStreamAndFreesIt(ByteBufferPool pool) throws Exception {
+        try (FakeH2Server fake = new FakeH2Server(
+                new Http2Settings().set(Http2Settings.MAX_CONCURRENT_STREAMS, 1), (connection, streamId, head, out) -> {
+                    // Answers at once, reading nothing: the client's writer waits for window it never gets.
+                    out.headers(streamId, 200, false);
+                    out.data(streamId, head.path(), true);
+                })) {
+            client(pool, HttpClient.builder().maxConnectionsPerDestination(1));
+            HttpRequest upload = HttpRequest.newBuilder(fake.uri("/early"))
+                    .POST(RequestBody.of(new byte[1024 * 1024]))
+                    .build();
+            assertEquals("/early", client.send(upload).asString());
+            HttpResponse next =
+                    client.sendAsync(HttpRequest.get(fake.uri("/next"))).get(10, TimeUnit.SECONDS);
+            assertEquals("/next", next.asString());
+            assertEquals(1, fake.accepted.get());
+        }
+    }
+
+    @Test
     void streamsNeverExceedTheFakeServersLimit(ByteBufferPool pool) throws Exception {
         AtomicInteger open = new AtomicInteger();
         AtomicInteger most = new AtomicInteger();
