@@ -10,6 +10,7 @@ import dev.quarry.http.h2.Http2Exception;
 import dev.quarry.http.h2.Http2Settings;
 import dev.quarry.http.hpack.HpackDecoder;
 import dev.quarry.http.hpack.HpackEncoder;
+import dev.quarry.http.hpack.HpackLimits;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -50,6 +51,10 @@ final class FakeH2Server implements AutoCloseable {
 
         void headers(int streamId, int status, boolean endStream) throws IOException {
             write(buffer -> generator.responseHeaders(buffer, streamId, status, new HttpFields(), endStream));
+        }
+
+        void trailers(int streamId, HttpFields trailers) throws IOException {
+            write(buffer -> generator.trailers(buffer, streamId, trailers));
         }
 
         void data(int streamId, String text, boolean endStream) throws IOException {
@@ -157,8 +162,9 @@ final class FakeH2Server implements AutoCloseable {
                     @Override
                     public void onStreamError(Http2Exception error) {}
                 },
-                new HpackDecoder(),
-                FrameParser.Limits.DEFAULT);
+                new HpackDecoder(
+                        HpackDecoder.DEFAULT_MAX_TABLE_SIZE, HpackLimits.DEFAULT.withMaxHeaderListSize(256 * 1024)),
+                new FrameParser.Limits(Http2Settings.DEFAULT_MAX_FRAME_SIZE, 256 * 1024, 64));
         parser.expectPreface();
         ByteBuffer buffer = ByteBuffer.allocate(64 * 1024).flip();
         byte[] bytes = new byte[16 * 1024];

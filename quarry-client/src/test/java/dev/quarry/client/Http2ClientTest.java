@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.quarry.core.buffer.ByteBufferPool;
 import dev.quarry.core.test.LeakTrackingPoolExtension;
+import dev.quarry.http.HttpFields;
 import dev.quarry.http.HttpVersion;
 import dev.quarry.http.h2.ErrorCode;
 import dev.quarry.http.h2.Http2Settings;
@@ -286,6 +287,26 @@ class Http2ClientTest {
                     client.sendAsync(HttpRequest.get(fake.uri("/next"))).get(10, TimeUnit.SECONDS);
             assertEquals("/next", next.asString());
             assertEquals(1, fake.accepted.get());
+        }
+    }
+
+    @Test
+    void aLargeHeadGoesInContinuationFramesAndTrailersArrive(ByteBufferPool pool) throws Exception {
+        try (FakeH2Server fake = new FakeH2Server(new Http2Settings(), (connection, streamId, head, out) -> {
+            out.headers(streamId, 200, false);
+            out.data(
+                    streamId,
+                    Integer.toString(head.fields().get("x-big").orElse("").length()),
+                    false);
+            out.trailers(streamId, new HttpFields().add("x-checksum", "abc"));
+        })) {
+            client(pool, HttpClient.builder());
+            String big = "v".repeat(40_000); // over two 16 KiB frames: HEADERS and CONTINUATION
+            HttpResponse response = client.send(HttpRequest.newBuilder(fake.uri("/head"))
+                    .header("X-Big", big)
+                    .build());
+            assertEquals("40000", response.asString());
+            assertEquals("abc", response.trailers().get("x-checksum").orElseThrow());
         }
     }
 
