@@ -165,11 +165,13 @@ final class ResponseContent extends InputStream {
             return true;
         }
         while (true) {
-            RetainableByteBuffer buffer = offeredBuffer;
             ByteBuffer slice = offered.getAndSet(null);
             if (slice != null) {
                 chunk = slice;
-                chunkBuffer = buffer;
+                // Read after taking the slice: the producer wrote the buffer before the slice, and offers no other
+                // chunk until this one is consumed. Read before, it could be the previous value (null for the
+                // first chunk) when the offer lands between the two reads.
+                chunkBuffer = offeredBuffer;
                 return true;
             }
             Object state = end;
