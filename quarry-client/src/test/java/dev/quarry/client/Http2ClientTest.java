@@ -311,6 +311,41 @@ class Http2ClientTest {
     }
 
     @Test
+    void aProtocolErrorFailsTheConnectionsRequestsAndANewConnectionServesTheNext(ByteBufferPool pool) throws Exception {
+        try (FakeH2Server fake = new FakeH2Server(new Http2Settings(), (connection, streamId, head, out) -> {
+            if (connection == 0) {
+                out.headers(streamId + 2, 200, true); // a stream the client never opened
+            } else {
+                out.headers(streamId, 200, false);
+                out.data(streamId, "fresh", true);
+            }
+        })) {
+            client(pool, HttpClient.builder());
+            ExecutionException failed = assertThrows(
+                    ExecutionException.class,
+                    () -> client.sendAsync(HttpRequest.get(fake.uri("/bad"))).get(10, TimeUnit.SECONDS));
+            assertTrue(failed.getCause() instanceof BadResponseException, failed.toString());
+            assertTrue(
+                    failed.getCause().getMessage().contains("PROTOCOL_ERROR"),
+                    failed.getCause().getMessage());
+            assertEquals(
+                    "fresh", client.send(HttpRequest.get(fake.uri("/good"))).asString());
+            assertEquals(2, fake.accepted.get());
+        }
+    }
+
+    @Test
+    void aSilentServerTimesOutTheRequest(ByteBufferPool pool) throws Exception {
+        try (FakeH2Server fake = new FakeH2Server(new Http2Settings(), (connection, streamId, head, out) -> {})) {
+            client(pool, HttpClient.builder().idleTimeout(Duration.ofMillis(500)));
+            ExecutionException failed = assertThrows(
+                    ExecutionException.class,
+                    () -> client.sendAsync(HttpRequest.get(fake.uri("/never"))).get(10, TimeUnit.SECONDS));
+            assertTrue(failed.getCause() instanceof java.net.SocketTimeoutException, failed.toString());
+        }
+    }
+
+    @Test
     void streamsNeverExceedTheFakeServersLimit(ByteBufferPool pool) throws Exception {
         AtomicInteger open = new AtomicInteger();
         AtomicInteger most = new AtomicInteger();
