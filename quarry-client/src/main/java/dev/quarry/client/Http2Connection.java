@@ -1,6 +1,5 @@
 package dev.quarry.client;
 
-import dev.quarry.core.FutureCallback;
 import dev.quarry.core.InvocationType;
 import dev.quarry.core.buffer.RetainableByteBuffer;
 import dev.quarry.core.pool.Pool;
@@ -21,8 +20,6 @@ import dev.quarry.io.AbstractConnection;
 import dev.quarry.io.EndPoint;
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InterruptedIOException;
 import java.lang.System.Logger.Level;
 import java.net.SocketTimeoutException;
 import java.nio.BufferOverflowException;
@@ -80,6 +77,7 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
     private final FrameGenerator generator = new FrameGenerator(encoder);
     private final FrameParser parser;
     private final Http2Flusher flusher;
+    private final Http2RequestWriter writer;
     private final RetainableByteBuffer buffer;
     private final AtomicInteger io = new AtomicInteger();
 
@@ -125,6 +123,7 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
         this.buffer = client.bufferPool().acquire(size, true);
         buffer.byteBuffer().flip(); // drain mode: nothing to parse yet
         this.flusher = new Http2Flusher(lock, endPoint, size);
+        this.writer = new Http2RequestWriter(this, client, flusher, generator);
         endPoint.setIdleTimeout(client.idleTimeoutMillis());
     }
 
@@ -208,7 +207,7 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
             failStream(stream, aborted, null, false);
             return;
         }
-        client.executor().execute(() -> writeRequest(stream));
+        client.executor().execute(() -> writer.write(stream));
     }
 
     /** Starts the exchanges that wait for a stream, as far as the server's limit allows. */
@@ -307,7 +306,7 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
      * Fails a stream once: drops its buffered content, wakes its writer, resets it on the wire (if it was opened and
      * {@code reset} is given), then retries or fails its exchange, and ends its hold on the pool entry.
      */
-    private void failStream(Http2Stream stream, Throwable cause, ErrorCode reset, boolean unprocessed) {
+    void failStream(Http2Stream stream, Throwable cause, ErrorCode reset, boolean unprocessed) {
         List<Http2Stream.Chunk> dropped;
         Thread writer;
         int id;
@@ -373,195 +372,64 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
         }
     }
 
-    // --- writing requests (on the client's executor) -----------------------------------------------------------------
+    // --- writing requests (the writer, Http2RequestWriter, runs on the client's executor) ----------------------------
 
-    /** Thrown to the request writer when its stream ended or failed meanwhile: the writer just stops. */
-    private static final class StreamGone extends IOException {
-        StreamGone() {
-            super("stream gone");
+    /**
+     * Under the lock (a HEADERS frame being generated): gives the stream its id, in the order HEADERS frames are
+     * written (RFC 9113 5.1.1).
+     *
+     * @return false if the connection can take no new stream
+     */
+    boolean openStream(Http2Stream stream) {
+        if (stream.id != 0) {
+            return true;
         }
-
-        @Override
-        public Throwable fillInStackTrace() {
-            return this; // control flow, not an error: no stack trace to fill
+        if (!isUsable()) {
+            return false;
         }
-    }
-
-    private void writeRequest(Http2Stream stream) {
-        try {
-            HttpRequest request = stream.exchange.request;
-            RequestBody body = request.body();
-            OptionalLong length = body.length();
-            byte[] bytes = body.bytes();
-            boolean noBody = bytes != null ? bytes.length == 0 : length.isPresent() && length.getAsLong() == 0;
-            HttpFields fields = Http2RequestFields.of(
-                    request, length, client.userAgent(), ContentDecoding.offersGzip(client, request));
-            String scheme = request.origin().isSecure() ? "https" : "http";
-            String authority = request.origin().authority();
-            String path = request.target();
-            flusher.offer(new Http2Flusher.Frame() {
-                private Throwable refused;
-
-                @Override
-                void generate(ByteBuffer out) {
-                    if (stream.failure != null) {
-                        return;
-                    }
-                    if (stream.id == 0) {
-                        // Ids are given in the order HEADERS frames are written (RFC 9113 5.1.1).
-                        if (!isUsable()) {
-                            refused = new IOException("the HTTP/2 connection closed before the request was sent");
-                            return;
-                        }
-                        stream.id = nextStreamId;
-                        nextStreamId += 2;
-                        lastStreamId = stream.id;
-                        streams.put(stream.id, stream);
-                        streamsOpened++;
-                    }
-                    try {
-                        generator.requestHeaders(
-                                out, stream.id, request.method(), scheme, authority, path, fields, noBody);
-                    } catch (IllegalArgumentException bad) {
-                        refused = bad;
-                        return;
-                    }
-                    stream.headersSent = true;
-                }
-
-                @Override
-                void written() {
-                    Throwable cause = refused;
-                    if (cause instanceof IllegalArgumentException) {
-                        failStream(
-                                stream,
-                                new IOException("cannot send " + request + ": " + cause.getMessage()),
-                                ErrorCode.CANCEL,
-                                false);
-                    } else if (cause != null) {
-                        failStream(stream, cause, null, true);
-                    } else if (noBody) {
-                        requestEnded(stream);
-                    }
-                }
-
-                @Override
-                void failed(Throwable cause) {
-                    failStream(stream, cause, null, !stream.headersSent);
-                }
-            });
-            if (noBody) {
-                return;
-            }
-            if (bytes != null) {
-                sendData(stream, ByteBuffer.wrap(bytes), true);
-            } else {
-                try (InputStream in = body.open()) {
-                    sendStream(stream, in, length);
-                }
-            }
-            requestEnded(stream);
-        } catch (StreamGone gone) {
-            stopSending(stream);
-        } catch (Throwable x) {
-            failStream(stream, x, ErrorCode.CANCEL, false);
-        }
+        stream.id = nextStreamId;
+        nextStreamId += 2;
+        lastStreamId = stream.id;
+        streams.put(stream.id, stream);
+        streamsOpened++;
+        return true;
     }
 
     /**
-     * The writer stopped before the end of the request. If the stream failed, whoever failed it completed the
-     * exchange. If the server sent its whole response first, the request is cut short with RST_STREAM CANCEL (RFC
-     * 9113 8.1: the response stands) and the stream ends normally.
+     * Takes send-window credit for up to {@code want} bytes from the stream's and the connection's windows, or, when
+     * either is closed, registers the calling writer to be unparked when a WINDOW_UPDATE or SETTINGS opens them.
+     *
+     * @return the bytes granted, or 0 if the caller must park and ask again
+     * @throws Http2RequestWriter.StreamGone if the stream failed, or the server already sent its whole response
      */
-    private void stopSending(Http2Stream stream) {
-        int id;
+    int takeCredit(Http2Stream stream, int want) throws Http2RequestWriter.StreamGone {
         lock.lock();
         try {
-            if (stream.closed || !stream.remoteEnded) {
-                return;
+            if (stream.failure != null || stream.closed || stream.remoteEnded) {
+                // Failed; or the server answered before reading the whole request: stop sending (RFC 9113 8.1).
+                throw new Http2RequestWriter.StreamGone();
             }
-            id = stream.id;
+            int n = (int) Math.min(want, Math.min(stream.sendWindow, connectionSendWindow));
+            if (n > 0) {
+                stream.sendWindow -= n;
+                connectionSendWindow -= n;
+                return n;
+            }
+            stream.creditWaiter = Thread.currentThread();
+            creditWaiters.add(stream);
+            return 0;
         } finally {
             lock.unlock();
         }
-        offerControl(out -> generator.rstStream(out, id, ErrorCode.CANCEL));
-        requestEnded(stream);
     }
 
-    private void sendStream(Http2Stream stream, InputStream in, OptionalLong length) throws IOException {
-        long expected = length.orElse(-1);
-        long sent = 0;
-        RetainableByteBuffer chunk = client.bufferPool().acquire(flusher.maxDataPayload(), false);
-        try {
-            ByteBuffer bytes = chunk.byteBuffer();
-            byte[] array = bytes.array();
-            int offset = bytes.arrayOffset();
-            int room = Math.min(maxPayload(), chunk.capacity());
-            while (true) {
-                int want = expected < 0 ? room : (int) Math.min(room, expected - sent);
-                if (want == 0) {
-                    break;
-                }
-                int n = in.read(array, offset, want);
-                if (n < 0) {
-                    break;
-                }
-                sent += n;
-                sendData(stream, ByteBuffer.wrap(array, offset, n), sent == expected);
-            }
-        } finally {
-            chunk.release();
-        }
-        if (expected >= 0 && sent < expected) {
-            throw new IOException("request body ended after " + sent + " of its " + expected + " bytes");
-        }
-        if (expected < 0 || expected == 0) {
-            sendData(stream, ByteBuffer.allocate(0), true); // END_STREAM on an empty DATA frame
-        }
-    }
-
-    /** Sends {@code data} in DATA frames as the send windows allow, waiting for each frame to be written. */
-    private void sendData(Http2Stream stream, ByteBuffer data, boolean last) throws IOException {
-        do {
-            int n = data.hasRemaining() ? credit(stream, Math.min(data.remaining(), maxPayload())) : 0;
-            ByteBuffer part = data.slice(data.position(), n);
-            data.position(data.position() + n);
-            boolean end = last && !data.hasRemaining();
-            FutureCallback written = new FutureCallback();
-            flusher.offer(new Http2Flusher.Frame() {
-                @Override
-                void generate(ByteBuffer out) {
-                    if (stream.failure != null || stream.closed) {
-                        // Failed, or reset by the server once it had answered: nothing more goes on the stream.
-                        connectionSendWindow += n; // never sent: the credit goes back
-                        return;
-                    }
-                    if (out.remaining() < 9 + n) {
-                        throw new BufferOverflowException();
-                    }
-                    generator.dataHeader(out, stream.id, n, end);
-                    out.put(part.duplicate());
-                }
-
-                @Override
-                void written() {
-                    written.succeeded();
-                }
-
-                @Override
-                void failed(Throwable cause) {
-                    written.failed(cause);
-                }
-            });
-            written.block();
-            if (stream.failure != null || stream.closed) {
-                throw new StreamGone();
-            }
-        } while (data.hasRemaining());
+    /** Under the lock: credit taken for a DATA frame that was never sent goes back to the connection's window. */
+    void returnCredit(int bytes) {
+        connectionSendWindow += bytes;
     }
 
     /** @return the most payload of one DATA frame: the server's SETTINGS_MAX_FRAME_SIZE, and what the flusher holds */
-    private int maxPayload() {
+    int maxPayload() {
         lock.lock();
         try {
             return Math.min(generator.maxFrameSize(), flusher.maxDataPayload());
@@ -571,38 +439,15 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
     }
 
     /**
-     * Takes send-window credit for up to {@code want} bytes, waiting (on the writer's virtual thread) until both the
-     * stream's and the connection's windows are open.
+     * @return the id of a stream whose response ended while its request was still being sent, which the writer then
+     *     resets; 0 if the stream is closed or its response still runs
      */
-    private int credit(Http2Stream stream, int want) throws IOException {
-        while (true) {
-            lock.lock();
-            try {
-                if (stream.failure != null || stream.closed) {
-                    throw new StreamGone();
-                }
-                if (stream.remoteEnded) {
-                    // The server answered before reading the whole request: stop sending (RFC 9113 8.1).
-                    throw new StreamGone();
-                }
-                int n = (int) Math.min(want, Math.min(stream.sendWindow, connectionSendWindow));
-                if (n > 0) {
-                    stream.sendWindow -= n;
-                    connectionSendWindow -= n;
-                    return n;
-                }
-                stream.creditWaiter = Thread.currentThread();
-                creditWaiters.add(stream);
-            } finally {
-                lock.unlock();
-            }
-            LockSupport.park(this);
-            if (Thread.interrupted()) {
-                InterruptedIOException interrupted = new InterruptedIOException("interrupted sending the request");
-                abortStream(stream, interrupted);
-                Thread.currentThread().interrupt();
-                throw interrupted;
-            }
+    int answeredEarly(Http2Stream stream) {
+        lock.lock();
+        try {
+            return stream.closed || !stream.remoteEnded ? 0 : stream.id;
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -629,7 +474,7 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
     }
 
     /** The request's last frame was written. */
-    private void requestEnded(Http2Stream stream) {
+    void requestEnded(Http2Stream stream) {
         boolean done = false;
         lock.lock();
         try {
@@ -646,7 +491,7 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
         }
     }
 
-    private void offerControl(Consumer<ByteBuffer> frame) {
+    void offerControl(Consumer<ByteBuffer> frame) {
         flusher.offer(new Http2Flusher.Frame() {
             @Override
             void generate(ByteBuffer out) {
