@@ -164,9 +164,11 @@ final class Destination {
                                 if (!origin.isSecure()) {
                                     attempt.done();
                                     // h2c by prior knowledge (RFC 9113 3.3): the preface is the first thing sent.
-                                    return client.http2()
-                                            ? new Http2Connection(endPoint, this, client, entry)
-                                            : new HttpConnection(endPoint, this, client, entry);
+                                    if (client.http2() && !client.h2cUpgrade()) {
+                                        return new Http2Connection(endPoint, this, client, entry);
+                                    }
+                                    return new HttpConnection(
+                                            endPoint, this, client, entry, client.http2() && client.h2cUpgrade());
                                 }
                                 // The connect timeout covers the handshake too: done once it completed.
                                 attempt.handshaking(endPoint);
@@ -180,7 +182,8 @@ final class Destination {
                                             // The protocol the server chose by ALPN (RFC 7301) decides the connection.
                                             return ClientTls.H2.equals(tls.applicationProtocol())
                                                     ? new Http2Connection(tls.decryptedEndPoint(), this, client, entry)
-                                                    : new HttpConnection(tls.decryptedEndPoint(), this, client, entry);
+                                                    : new HttpConnection(
+                                                            tls.decryptedEndPoint(), this, client, entry, false);
                                         });
                             },
                             endPoint -> {
@@ -340,6 +343,18 @@ final class Destination {
             }
         }
         process();
+    }
+
+    /**
+     * An HTTP/1.1 connection switches to HTTP/2 (the server accepted {@code Upgrade: h2c}): the pooled object of an
+     * entry cannot change, so its entry leaves the pool (ending the upgrading exchange's hold) and a new one is
+     * reserved for the HTTP/2 connection, which enables it already held by that exchange (now stream 1).
+     *
+     * @return the new entry, or null if the pool is closed or another connect took the freed slot meanwhile
+     */
+    Pool.Entry<ClientConnection> replaceEntry(Pool.Entry<ClientConnection> held) {
+        held.remove();
+        return pool.reserve();
     }
 
     /**

@@ -28,6 +28,7 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -100,6 +101,8 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
     private int connectionUnacknowledged;
     private long streamsOpened;
     private boolean opened;
+    private boolean settingsReceived;
+    private boolean upgraded;
     private volatile boolean goAway;
     private volatile Throwable failure;
 
@@ -145,11 +148,10 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
     /** Sends the preface, our SETTINGS and the connection window; the pool gets the connection on the server's. */
     @Override
     public void onOpen() {
-        super.onOpen();
-        Http2Settings settings = new Http2Settings()
-                .set(Http2Settings.ENABLE_PUSH, 0)
-                .set(Http2Settings.INITIAL_WINDOW_SIZE, STREAM_WINDOW)
-                .set(Http2Settings.MAX_HEADER_LIST_SIZE, client.maxResponseHeaderSize());
+        if (!upgraded) {
+            super.onOpen(); // an upgraded connection parses what came with the 101 first, then asks to fill
+        }
+        Http2Settings settings = localSettings(client);
         flusher.offer(new Http2Flusher.Frame() {
             @Override
             void generate(ByteBuffer out) {
@@ -161,6 +163,54 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
                 generator.windowUpdate(out, 0, CONNECTION_WINDOW - Http2Settings.DEFAULT_INITIAL_WINDOW_SIZE);
             }
         });
+    }
+
+    /** Our SETTINGS: no push, the stream window, the header list size. */
+    private static Http2Settings localSettings(HttpClient client) {
+        return new Http2Settings()
+                .set(Http2Settings.ENABLE_PUSH, 0)
+                .set(Http2Settings.INITIAL_WINDOW_SIZE, STREAM_WINDOW)
+                .set(Http2Settings.MAX_HEADER_LIST_SIZE, client.maxResponseHeaderSize());
+    }
+
+    /**
+     * @return the {@code HTTP2-Settings} value of an h2c upgrade offer: our SETTINGS payload, base64url without
+     *     padding (RFC 7540 3.2.1)
+     */
+    static String upgradeSettings(HttpClient client) {
+        ByteBuffer frame = ByteBuffer.allocate(64);
+        new FrameGenerator(new HpackEncoder()).settings(frame, localSettings(client));
+        frame.flip().position(9); // the payload, without the frame header
+        byte[] payload = new byte[frame.remaining()];
+        frame.get(payload);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(payload);
+    }
+
+    /**
+     * Takes over the exchange of an HTTP/1.1 connection that the server switched to HTTP/2: it is stream 1, its
+     * request sent (RFC 7540 3.2), and {@code leftover} (the bytes after the 101) holds the server's first frames.
+     */
+    void adoptUpgraded(Exchange exchange, ByteBuffer leftover) {
+        lock.lock();
+        try {
+            upgraded = true;
+            opened = true; // the socket was counted open by the HTTP/1.1 connection
+            Http2Stream stream = newStream(exchange);
+            stream.id = 1;
+            stream.headersSent = true;
+            stream.requestEnded = true;
+            streams.put(1, stream);
+            nextStreamId = 3;
+            lastStreamId = 1;
+            streamsOpened = 1;
+        } finally {
+            lock.unlock();
+        }
+        exchange.connection(this);
+        ByteBuffer bytes = buffer.byteBuffer();
+        bytes.compact();
+        bytes.put(leftover);
+        bytes.flip();
     }
 
     @Override
@@ -920,7 +970,8 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
             if (value.isPresent()) {
                 encoder.setMaxTableSize((int) Math.min(Integer.MAX_VALUE, value.getAsLong()));
             }
-            first = !opened;
+            first = !settingsReceived;
+            settingsReceived = true;
             opened = true;
             wake = takeCreditWaiters();
             maxStreams = peerMaxStreams;
@@ -930,9 +981,12 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
         offerControl(generator::settingsAck);
         unpark(wake);
         int multiplex = Math.max(1, Math.min(client.maxStreamsPerConnection(), maxStreams));
-        if (first) {
+        if (first && !upgraded) {
             destination.maxMultiplex(multiplex);
             destination.onOpened(this);
+        } else if (first) {
+            destination.maxMultiplex(multiplex); // the upgraded connection is in the pool already
+            startWaiting();
         } else if (settings.has(Http2Settings.MAX_CONCURRENT_STREAMS)) {
             destination.maxMultiplex(multiplex);
             startWaiting();

@@ -66,12 +66,13 @@ import javax.net.ssl.SSLContext;
  * TLS layer as the server, with the host name checked against the certificate; see
  * {@link Builder#sslContext(SSLContext)}.
  *
- * <p><b>HTTP/2</b> ({@link Builder#http2(boolean)}): h2c by prior knowledge, or h2 chosen by ALPN over TLS. Each
+ * <p><b>HTTP/2</b> ({@link Builder#http2(boolean)}): h2c by prior knowledge (or by the HTTP/1.1 upgrade,
+ * {@link Builder#h2cUpgrade(boolean)}), or h2 chosen by ALPN over TLS. Each
  * connection carries up to the server's SETTINGS_MAX_CONCURRENT_STREAMS requests at once (at most
  * {@link Builder#maxStreamsPerConnection(int)}); requests beyond wait in the queue for a stream. Each response's content
  * is credited back to the server as the application reads it, so a slow reader slows only its own stream.
  *
- * <p>Not supported yet: the h2c upgrade from HTTP/1.1, proxies, cookies.
+ * <p>Not supported yet: proxies, cookies.
  *
  * <p>Thread-safety: immutable configuration; all methods may be called from any thread.
  */
@@ -378,6 +379,10 @@ public final class HttpClient implements AutoCloseable {
         return config.http2;
     }
 
+    boolean h2cUpgrade() {
+        return config.h2cUpgrade;
+    }
+
     int maxStreamsPerConnection() {
         return config.maxStreamsPerConnection;
     }
@@ -411,6 +416,7 @@ public final class HttpClient implements AutoCloseable {
                 .append(config.requestTimeout)
                 .append(config.unixSocket == null ? "" : ", unixDomainSocket=" + config.unixSocket)
                 .append(config.http2 ? ", http2, maxStreamsPerConnection=" + config.maxStreamsPerConnection : "")
+                .append(config.http2 && config.h2cUpgrade ? ", h2cUpgrade" : "")
                 .append(", destinations=")
                 .append(destinations.values())
                 .append('}');
@@ -438,6 +444,7 @@ public final class HttpClient implements AutoCloseable {
         private int maxRedirects = DEFAULT_MAX_REDIRECTS;
         private Path unixSocket;
         private boolean http2;
+        private boolean h2cUpgrade;
         private int maxStreamsPerConnection = 128;
 
         private Builder() {}
@@ -463,6 +470,7 @@ public final class HttpClient implements AutoCloseable {
             copy.maxRedirects = maxRedirects;
             copy.unixSocket = unixSocket;
             copy.http2 = http2;
+            copy.h2cUpgrade = h2cUpgrade;
             copy.maxStreamsPerConnection = maxStreamsPerConnection;
             return copy;
         }
@@ -613,6 +621,18 @@ public final class HttpClient implements AutoCloseable {
          */
         public Builder http2(boolean enabled) {
             this.http2 = enabled;
+            return this;
+        }
+
+        /**
+         * @param enabled with {@link #http2(boolean)}, whether {@code http} origins are reached by the HTTP/1.1
+         *     upgrade (RFC 7540 3.2: the first request of each connection, if it has no body, offers
+         *     {@code Upgrade: h2c}, and the connection speaks HTTP/2 from the server's 101 on, or stays HTTP/1.1)
+         *     instead of by prior knowledge; off by default
+         * @return this builder
+         */
+        public Builder h2cUpgrade(boolean enabled) {
+            this.h2cUpgrade = enabled;
             return this;
         }
 

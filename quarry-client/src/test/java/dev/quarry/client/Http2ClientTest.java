@@ -122,6 +122,40 @@ class Http2ClientTest {
     }
 
     @Test
+    void upgradesH2cFromHttp11AndGoesOnOverHttp2(ByteBufferPool pool) throws Exception {
+        startServer(Http2Config.builder().build());
+        client(pool, HttpClient.builder().h2cUpgrade(true));
+        HttpResponse first = client.send(HttpRequest.get(uri("/hello")));
+        assertEquals(HttpVersion.HTTP_2, first.version(), "the 101 made the response arrive on stream 1");
+        assertTrue(first.asString().startsWith("Hello over HTTP/"));
+        for (int i = 0; i < 5; i++) {
+            HttpResponse next = client.send(HttpRequest.get(uri("/hello")));
+            assertEquals(HttpVersion.HTTP_2, next.version());
+            assertEquals("Hello over HTTP/2.0", next.asString());
+        }
+        HttpRequest post = HttpRequest.newBuilder(uri("/echo"))
+                .POST(RequestBody.of("after the upgrade"))
+                .build();
+        assertEquals("after the upgrade", client.send(post).asString());
+        assertEquals(1, stats().opened(), client.toString());
+    }
+
+    @Test
+    void aFirstRequestWithABodyDoesNotOfferTheUpgrade(ByteBufferPool pool) throws Exception {
+        startServer(Http2Config.builder().build());
+        client(pool, HttpClient.builder().h2cUpgrade(true).maxConnectionsPerDestination(1));
+        HttpRequest post = HttpRequest.newBuilder(uri("/echo"))
+                .POST(RequestBody.of("body first"))
+                .build();
+        HttpResponse response = client.send(post);
+        assertEquals(HttpVersion.HTTP_1_1, response.version());
+        assertEquals("body first", response.asString());
+        assertEquals(
+                "Hello over HTTP/1.1",
+                client.send(HttpRequest.get(uri("/hello"))).asString());
+    }
+
+    @Test
     void postsABodyAndReusesTheConnection(ByteBufferPool pool) throws Exception {
         startServer(Http2Config.builder().build());
         client(pool, HttpClient.builder());
