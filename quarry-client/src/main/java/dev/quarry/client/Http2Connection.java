@@ -3,15 +3,12 @@ package dev.quarry.client;
 import dev.quarry.core.InvocationType;
 import dev.quarry.core.buffer.RetainableByteBuffer;
 import dev.quarry.core.pool.Pool;
-import dev.quarry.http.HttpFields;
-import dev.quarry.http.HttpVersion;
 import dev.quarry.http.h2.ErrorCode;
 import dev.quarry.http.h2.FrameGenerator;
 import dev.quarry.http.h2.FrameListener;
 import dev.quarry.http.h2.FrameParser;
 import dev.quarry.http.h2.HeaderBlock;
 import dev.quarry.http.h2.Http2Exception;
-import dev.quarry.http.h2.Http2Messages;
 import dev.quarry.http.h2.Http2Settings;
 import dev.quarry.http.hpack.HpackDecoder;
 import dev.quarry.http.hpack.HpackEncoder;
@@ -79,6 +76,7 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
     private final FrameParser parser;
     private final Http2Flusher flusher;
     private final Http2RequestWriter writer;
+    private final Http2ResponseReader reader;
     private final RetainableByteBuffer buffer;
     private final AtomicInteger io = new AtomicInteger();
 
@@ -127,6 +125,7 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
         buffer.byteBuffer().flip(); // drain mode: nothing to parse yet
         this.flusher = new Http2Flusher(lock, endPoint, size);
         this.writer = new Http2RequestWriter(this, client, flusher, generator);
+        this.reader = new Http2ResponseReader(this, client, generator);
         endPoint.setIdleTimeout(client.idleTimeoutMillis());
     }
 
@@ -366,7 +365,7 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
             if (stream.closed) {
                 return;
             }
-            close(stream);
+            closeLocked(stream);
             stream.failure = cause;
             dropped = stream.drain();
             writer = stream.creditWaiter;
@@ -399,7 +398,7 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
     }
 
     /** Under the lock: the stream no longer counts against the server's limit. */
-    private void close(Http2Stream stream) {
+    void closeLocked(Http2Stream stream) {
         stream.closed = true;
         live.remove(stream);
         if (stream.id != 0) {
@@ -408,7 +407,7 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
     }
 
     /** Both directions of a stream ended normally (the reader may still be reading what was buffered). */
-    private void streamDone(Http2Stream stream) {
+    void streamDone(Http2Stream stream) {
         Exchange exchange = stream.exchange;
         exchange.connection(null);
         exchange.ended();
@@ -530,7 +529,7 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
         try {
             stream.requestEnded = true;
             if (stream.remoteEnded && !stream.closed) {
-                close(stream);
+                closeLocked(stream);
                 done = true;
             }
         } finally {
@@ -608,111 +607,16 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
 
     /** The reader consumed its chunk: hand it the next one, and credit the server's window for what it read. */
     void demand(Http2Stream stream) {
-        int credit = 0;
-        int id;
-        Http2Stream.Chunk next;
-        boolean complete;
-        lock.lock();
-        try {
-            stream.unacknowledged += stream.consumed();
-            id = stream.id;
-            if (!stream.remoteEnded && !stream.closed && stream.unacknowledged >= STREAM_WINDOW / 2) {
-                credit = stream.unacknowledged;
-                stream.unacknowledged = 0;
-                stream.receiveWindow += credit;
-            }
-            next = stream.takeIfDemanded();
-            complete = next == null && stream.contentCompleteNow();
-        } finally {
-            lock.unlock();
-        }
-        if (credit > 0) {
-            int increment = credit;
-            offerControl(out -> generator.windowUpdate(out, id, increment));
-        }
-        if (next != null) {
-            Http2Stream.offer(stream, next);
-        } else if (complete) {
-            stream.content.complete();
-        }
+        reader.demand(stream);
     }
 
     @Override
     public void onData(int streamId, ByteBuffer data, boolean endStream, int flowControlledLength) {
-        RetainableByteBuffer copy = null;
-        if (data.hasRemaining()) {
-            copy = client.bufferPool().acquire(data.remaining(), false);
-            copy.byteBuffer().put(data).flip();
-        }
-        int connectionCredit = 0;
-        Http2Stream stream;
-        Http2Stream.Chunk handOver = null;
-        boolean complete = false;
-        boolean done = false;
-        String error = null;
-        ErrorCode code = null;
-        lock.lock();
-        try {
-            connectionUnacknowledged += flowControlledLength;
-            if (connectionUnacknowledged >= CONNECTION_WINDOW / 2) {
-                connectionCredit = connectionUnacknowledged;
-                connectionUnacknowledged = 0;
-            }
-            stream = streams.get(streamId);
-            if (stream == null || stream.closed) {
-                stream = null; // reset by us, or already failed: the data is dropped (the connection was credited)
-            } else if (!stream.responseStarted) {
-                error = "DATA before the response head on stream " + streamId;
-                code = ErrorCode.PROTOCOL_ERROR;
-            } else if (flowControlledLength > stream.receiveWindow) {
-                error = "the server sent " + flowControlledLength + " bytes on stream " + streamId
-                        + " whose window was " + stream.receiveWindow;
-                code = ErrorCode.FLOW_CONTROL_ERROR;
-            } else {
-                stream.receiveWindow -= flowControlledLength;
-                if (copy != null) {
-                    handOver = stream.queue(new Http2Stream.Chunk(copy, flowControlledLength));
-                    copy = null;
-                } else {
-                    stream.unacknowledged += flowControlledLength; // only padding: nothing for the reader to consume
-                }
-                if (endStream) {
-                    stream.remoteEnded = true;
-                    complete = handOver == null && stream.contentCompleteNow();
-                    if (stream.requestEnded) {
-                        close(stream);
-                        done = true;
-                    }
-                }
-            }
-        } finally {
-            lock.unlock();
-        }
-        if (copy != null) {
-            copy.release();
-        }
-        if (connectionCredit > 0) {
-            int increment = connectionCredit;
-            offerControl(out -> generator.windowUpdate(out, 0, increment));
-        }
-        if (error != null) {
-            failStream(stream, badResponse(error), code, false);
-            return;
-        }
-        if (handOver != null) {
-            Http2Stream.offer(stream, handOver);
-        } else if (complete) {
-            stream.content.complete();
-        }
-        if (done) {
-            streamDone(stream);
-        }
-        if (endStream && stream != null) {
-            wakeWriter(stream); // it stops sending
-        }
+        reader.onData(streamId, data, endStream, flowControlledLength);
     }
 
-    private void wakeWriter(Http2Stream stream) {
+    /** Wakes the request writer waiting for credit, so that it sees its stream ended. */
+    void wakeWriter(Http2Stream stream) {
         Thread writer;
         lock.lock();
         try {
@@ -728,151 +632,38 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
 
     @Override
     public void onHeaders(int streamId, HeaderBlock block, boolean endStream) {
-        Http2Stream stream;
-        lock.lock();
-        try {
-            stream = streams.get(streamId);
-        } finally {
-            lock.unlock();
-        }
-        if (stream == null) {
-            if ((streamId & 1) == 1 && streamId <= lastStreamId) {
-                return; // a stream we reset or failed: its block was decoded (HPACK stays in step) and is dropped
-            }
-            throw Http2Exception.connection(
-                    ErrorCode.PROTOCOL_ERROR, "HEADERS on stream " + streamId + ", which the client did not open");
-        }
-        if (block.tooLarge()) {
-            failStream(
-                    stream,
-                    badResponse("response header fields larger than " + client.maxResponseHeaderSize() + " bytes"),
-                    ErrorCode.CANCEL,
-                    false);
-            return;
-        }
-        if (block.malformed().isPresent()) {
-            failStream(
-                    stream,
-                    badResponse("malformed response head: " + block.malformed().get()),
-                    ErrorCode.PROTOCOL_ERROR,
-                    false);
-            return;
-        }
-        boolean trailers;
-        lock.lock();
-        try {
-            trailers = stream.responseStarted;
-        } finally {
-            lock.unlock();
-        }
-        if (trailers) {
-            onTrailers(stream, block, endStream);
-        } else {
-            onResponseHead(stream, block, endStream);
-        }
+        reader.onHeaders(streamId, block, endStream);
     }
 
-    private void onResponseHead(Http2Stream stream, HeaderBlock block, boolean endStream) {
-        int status = parseStatus(block.status());
-        if (status < 0 || block.method() != null || block.path() != null || block.scheme() != null) {
-            failStream(
-                    stream,
-                    badResponse("invalid response head: :status " + block.status()),
-                    ErrorCode.PROTOCOL_ERROR,
-                    false);
-            return;
-        }
-        if (status < 200) {
-            if (status == 101 || endStream) {
-                failStream(
-                        stream,
-                        badResponse("interim response " + status + " is invalid here"),
-                        ErrorCode.PROTOCOL_ERROR,
-                        false);
-            }
-            return; // 1xx: the final response follows
-        }
-        boolean complete = false;
-        boolean done = false;
-        lock.lock();
-        try {
-            stream.responseStarted = true;
-            if (endStream) {
-                stream.remoteEnded = true;
-                complete = stream.contentCompleteNow();
-                if (stream.requestEnded && !stream.closed) {
-                    close(stream);
-                    done = true;
-                }
-            }
-        } finally {
-            lock.unlock();
-        }
-        HttpRequest request = stream.exchange.request;
-        HttpResponse response = ContentDecoding.response(
-                client, request, HttpVersion.HTTP_2, status, "", block.fields(), stream.trailers, stream.content);
-        if (complete) {
-            stream.content.complete();
-        }
-        if (!stream.exchange.deliver(response)) {
-            abortStream(stream, new IOException("exchange already failed"));
-        }
-        if (done) {
-            streamDone(stream);
-        }
-        if (endStream) {
-            wakeWriter(stream);
-        }
+    // --- for the response reader, under the lock -----------------------------------------------------------------
+
+    Http2Lock lock() {
+        return lock;
     }
 
-    private void onTrailers(Http2Stream stream, HeaderBlock block, boolean endStream) {
-        if (!endStream) {
-            failStream(
-                    stream,
-                    badResponse("trailers without END_STREAM on stream " + stream.id),
-                    ErrorCode.PROTOCOL_ERROR,
-                    false);
-            return;
-        }
-        HttpFields fields = Http2Messages.trailers(stream.id, block);
-        boolean complete;
-        boolean done = false;
-        lock.lock();
-        try {
-            for (int i = 0; i < fields.size(); i++) {
-                stream.trailers.add(fields.field(i));
-            }
-            stream.remoteEnded = true;
-            complete = stream.contentCompleteNow();
-            if (stream.requestEnded && !stream.closed) {
-                close(stream);
-                done = true;
-            }
-        } finally {
-            lock.unlock();
-        }
-        if (complete) {
-            stream.content.complete();
-        }
-        if (done) {
-            streamDone(stream);
-        }
-        wakeWriter(stream);
+    /** Under the lock: the open stream with that id, or null. */
+    Http2Stream streamLocked(int id) {
+        return streams.get(id);
     }
 
-    private static int parseStatus(String status) {
-        if (status == null || status.length() != 3) {
-            return -1;
+    /** Under the lock: the highest stream id the client opened. */
+    int lastStreamIdLocked() {
+        return lastStreamId;
+    }
+
+    /**
+     * Under the lock: counts DATA received on the connection (any stream, even one reset meanwhile).
+     *
+     * @return the WINDOW_UPDATE increment to send for the connection now, or 0
+     */
+    int creditConnectionLocked(int flowControlledLength) {
+        connectionUnacknowledged += flowControlledLength;
+        if (connectionUnacknowledged < CONNECTION_WINDOW / 2) {
+            return 0;
         }
-        int value = 0;
-        for (int i = 0; i < 3; i++) {
-            char c = status.charAt(i);
-            if (c < '0' || c > '9') {
-                return -1;
-            }
-            value = value * 10 + c - '0';
-        }
-        return value < 100 ? -1 : value;
+        int credit = connectionUnacknowledged;
+        connectionUnacknowledged = 0;
+        return credit;
     }
 
     @Override
@@ -884,7 +675,7 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
             stream = streams.get(streamId);
             if (stream != null && error == ErrorCode.NO_ERROR && stream.remoteEnded && !stream.closed) {
                 // The server has the whole response out and wants no more of the request (RFC 9113 8.1).
-                close(stream);
+                closeLocked(stream);
                 finished = true;
             }
         } finally {
@@ -925,7 +716,7 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
             if (!stream.exchange.refusedAgain()) {
                 return false;
             }
-            close(stream);
+            closeLocked(stream);
             stream.failure = cause;
             dropped = stream.drain();
             writer = stream.creditWaiter;
@@ -1111,7 +902,7 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
         }
     }
 
-    private BadResponseException badResponse(String problem) {
+    BadResponseException badResponse(String problem) {
         return new BadResponseException("invalid HTTP/2 response from " + destination.origin() + ": " + problem);
     }
 
