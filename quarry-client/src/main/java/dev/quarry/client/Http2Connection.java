@@ -147,9 +147,8 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
     /** Sends the preface, our SETTINGS and the connection window; the pool gets the connection on the server's. */
     @Override
     public void onOpen() {
-        if (!upgraded) {
-            super.onOpen(); // an upgraded connection parses what came with the 101 first, then asks to fill
-        }
+        // The preface is queued before the first fill interest: over TLS the server's SETTINGS may already be
+        // decrypted, and their ACK, queued by the parsing thread, must not go out before the preface (RFC 9113 3.4).
         Http2Settings settings = localSettings(client);
         flusher.offer(new Http2Flusher.Frame() {
             @Override
@@ -162,6 +161,9 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
                 generator.windowUpdate(out, 0, CONNECTION_WINDOW - Http2Settings.DEFAULT_INITIAL_WINDOW_SIZE);
             }
         });
+        if (!upgraded) {
+            super.onOpen(); // an upgraded connection parses what came with the 101 first, then asks to fill
+        }
     }
 
     /** Our SETTINGS: no push, the stream window, the header list size. */

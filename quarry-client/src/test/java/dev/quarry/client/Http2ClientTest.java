@@ -26,7 +26,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -404,10 +404,8 @@ class Http2ClientTest {
         }
     }
 
-    @Test
-    @Disabled("intermittent: in a warm JVM about 1 connection in 3 fails (the server answers GOAWAY 'invalid connection"
-            + " preface: octet 0 is 0x0', or a response never comes); the cause, in the client's or the server's h2"
-            + " over TLS path, is not found yet. Passes in most single runs.")
+    // Repeated: the preface once went out after a SETTINGS ACK in about one connection in three.
+    @RepeatedTest(10)
     void negotiatesH2ByAlpnOverTls(ByteBufferPool pool) throws Exception {
         TestCertificates certificates = TestCertificates.ec();
         server = Server.builder()
