@@ -42,12 +42,14 @@ final class GetCommand {
               -H, --header 'N: V'     add a header field (repeatable)
               -k, --insecure          accept any server certificate (for development certificates)
               --compressed            ask for gzip and decode it
+              --http2                 speak HTTP/2: h2c by prior knowledge for http (the server must
+                                      speak it on that port), h2 by ALPN for https (else HTTP/1.1)
               --no-follow             do not follow redirects
               --max-time DURATION     fail if the whole exchange takes longer (e.g. 10s, 500ms)
               --unix PATH             connect to a Unix-domain socket (e.g. quarry serve --unix PATH)
               -h, --help              this help
 
-            HTTP/2 is not supported by the client yet: requests use HTTP/1.1 (over TLS for https).
+            Without --http2, requests use HTTP/1.1 (over TLS for https).
             """;
 
     static final Set<String> OPTIONS = Set.of("output", "method", "data", "header", "max-time", "unix");
@@ -82,9 +84,6 @@ final class GetCommand {
         if (options.positional().size() != 1) {
             throw new Options.UsageException("give exactly one URL, e.g. quarry get http://localhost:8080/");
         }
-        if (options.flag("http2")) {
-            throw new Options.UsageException("--http2: the client speaks HTTP/1.1 only for now");
-        }
         URI uri;
         try {
             uri = URI.create(options.positional().get(0));
@@ -94,6 +93,7 @@ final class GetCommand {
         HttpClient.Builder builder = HttpClient.builder()
                 .name("quarry-get")
                 .contentDecoding(options.flag("compressed"))
+                .http2(options.flag("http2"))
                 .maxRedirects(options.flag("no-follow") ? 0 : 8);
         if (options.flag("insecure")) {
             builder.sslContext(trustingEverything()).verifyHostnames(false);
@@ -104,7 +104,7 @@ final class GetCommand {
                     options.string("max-time").isPresent() ? options.duration("max-time", Duration.ZERO) : null;
             HttpRequest request = request(uri, options, maxTime);
             if (options.flag("verbose")) {
-                printRequest(request, err);
+                printRequest(request, options.flag("http2"), err);
             }
             HttpResponse response = client.send(request);
             if (options.flag("verbose")) {
@@ -163,11 +163,12 @@ final class GetCommand {
         return request.build();
     }
 
-    private static void printRequest(HttpRequest request, PrintStream err) {
+    private static void printRequest(HttpRequest request, boolean http2, PrintStream err) {
         URI uri = request.uri();
         String target = (uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath())
                 + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery());
-        err.println("> " + request.method() + " " + target + " HTTP/1.1");
+        // With --http2 over https, the server may still choose HTTP/1.1: the response line says what was spoken.
+        err.println("> " + request.method() + " " + target + (http2 ? " HTTP/2" : " HTTP/1.1"));
         err.println("> Host: " + request.origin().authority());
         for (HttpField field : request.headers()) {
             err.println("> " + field.name() + ": " + field.value());

@@ -45,6 +45,9 @@ final class LoadCommand {
 
             Options:
               -c, --connections N     connections, and requests in flight in the closed loop (default 64)
+              --http2                 speak HTTP/2: h2c by prior knowledge for http, h2 by ALPN for https
+              -m, --streams N         with --http2, requests in flight per connection (default 1): the
+                                      closed loop keeps N x C requests in flight
               -d, --duration D        how long to send (default 10s; also 500ms, 2m)
               --rate N                open loop: N requests per second in total, on a fixed schedule;
                                       latencies count from when each request was due
@@ -54,7 +57,7 @@ final class LoadCommand {
               --unix PATH             connect to a Unix-domain socket
               -h, --help              this help
 
-            HTTP/2 is not supported by the client yet: requests use HTTP/1.1 keep-alive.
+            Without --http2, requests use HTTP/1.1 keep-alive, one in flight per connection.
             """;
 
     static final Set<String> OPTIONS =
@@ -92,10 +95,13 @@ final class LoadCommand {
         if (options.positional().size() != 1) {
             throw new Options.UsageException("give exactly one URL, e.g. quarry load http://localhost:8080/");
         }
-        if (options.flag("http2") || options.string("streams").isPresent()) {
-            throw new Options.UsageException("--http2 and -m: the client speaks HTTP/1.1 only for now");
+        boolean http2 = options.flag("http2");
+        if (!http2 && options.string("streams").isPresent()) {
+            throw new Options.UsageException("-m/--streams needs --http2: an HTTP/1.1 connection carries one request");
         }
         int connections = options.integer("connections", 64, 1, 100_000);
+        int streams = options.integer("streams", 1, 1, 10_000);
+        int inFlight = connections * streams;
         Duration duration = options.duration("duration", Duration.ofSeconds(10));
         Duration timeout = options.duration("timeout", Duration.ofSeconds(10));
         int rate = options.integer("rate", 0, 0, 10_000_000);
@@ -106,7 +112,9 @@ final class LoadCommand {
         HttpClient.Builder builder = HttpClient.builder()
                 .name("quarry-load")
                 .maxConnectionsPerDestination(connections)
-                .maxQueuedRequestsPerDestination(Math.max(1024, connections * 64))
+                .maxQueuedRequestsPerDestination(Math.max(1024, inFlight * 64))
+                .http2(http2)
+                .maxStreamsPerConnection(streams)
                 .contentDecoding(false)
                 .maxRedirects(0);
         if (options.flag("insecure")) {
@@ -115,13 +123,11 @@ final class LoadCommand {
         options.string("unix").ifPresent(path -> builder.unixDomainSocket(Path.of(path)));
         try (HttpClient client = builder.build()) {
             LoadCommand load = new LoadCommand(client, request);
-            String shape = rate > 0
-                    ? rate + " req/s scheduled over up to " + connections + " connections"
-                    : connections + " connections, closed loop";
+            String over = connections + " connections" + (http2 ? " (HTTP/2, " + streams + " streams each)" : "");
+            String shape = rate > 0 ? rate + " req/s scheduled over up to " + over : over + ", closed loop";
             err.println("quarry load: " + request.uri() + " for " + format(duration) + ", " + shape);
-            long elapsed = rate > 0
-                    ? load.openLoop(rate, connections, duration, err)
-                    : load.closedLoop(connections, duration, err);
+            long elapsed =
+                    rate > 0 ? load.openLoop(rate, inFlight, duration, err) : load.closedLoop(inFlight, duration, err);
             load.summary(elapsed, out);
             return load.completed.sum() > 0 ? 0 : 1;
         }

@@ -99,6 +99,19 @@ class GetCommandTest {
     }
 
     @Test
+    void http2SpeaksH2cByPriorKnowledgeAndH2OverTls() {
+        CliRun h2c = run("get", "--http2", "-v", url("/hello"));
+        assertEquals(0, h2c.status(), h2c.err());
+        assertEquals("Hello over http", h2c.out());
+        assertTrue(h2c.err().contains("< HTTP/2.0 200"), h2c.err());
+        String https = "https://localhost:" + server.connectors().get(1).localPort() + "/hello";
+        CliRun h2 = run("get", "--http2", "-k", "-v", https);
+        assertEquals(0, h2.status(), h2.err());
+        assertEquals("Hello over https", h2.out());
+        assertTrue(h2.err().contains("< HTTP/2.0 200"), h2.err());
+    }
+
+    @Test
     void httpsWithADevelopmentCertificateNeedsInsecure() {
         String https = "https://localhost:" + server.connectors().get(1).localPort() + "/hello";
         CliRun refused = run("get", https);

@@ -82,8 +82,17 @@ class LoadCommandTest {
     @Test
     void mistakesAreNamed() {
         assertEquals(2, CliRun.of("load").status());
-        CliRun h2 = CliRun.of("load", "--http2", "-m", "32", url("/hello"));
-        assertEquals(2, h2.status());
-        assertTrue(h2.err().contains("HTTP/1.1 only"), h2.err());
+        CliRun streams = CliRun.of("load", "-m", "32", url("/hello"));
+        assertEquals(2, streams.status());
+        assertTrue(streams.err().contains("needs --http2"), streams.err());
+    }
+
+    @Test
+    void http2MultiplexesStreamsOnFewConnections() {
+        CliRun run = CliRun.of("load", "--http2", "-c", "2", "-m", "8", "-d", "1s", url("/hello"));
+        assertEquals(0, run.status(), run.err());
+        assertTrue(run.err().contains("2 connections (HTTP/2, 8 streams each)"), run.err());
+        assertTrue(requests(run.out()) > 0, run.out());
+        assertTrue(run.out().contains("errors       none"), run.out());
     }
 }

@@ -13,33 +13,41 @@ import javax.net.ssl.SSLParameters;
  * JDK's CA certificates, unless the application gives its own) and whether the server's certificate must name the
  * host (RFC 9110 §4.3.4; on by default, as in every browser).
  *
- * <p>Each engine offers TLS 1.3 and 1.2 only, ALPN {@code http/1.1} (the client speaks HTTP/1.1), and the host name
+ * <p>Each engine offers TLS 1.3 and 1.2 only, ALPN {@code h2} then {@code http/1.1} when the client speaks HTTP/2
+ * ({@code http/1.1} alone otherwise), and the host name
  * as SNI unless the host is an IP literal (RFC 6066 §3 forbids literals there).
  *
  * <p>Thread-safety: immutable.
  */
 final class ClientTls {
     private static final String[] PROTOCOLS = {"TLSv1.3", "TLSv1.2"};
-    private static final String[] APPLICATION_PROTOCOLS = {"http/1.1"};
+    /** The ALPN name of HTTP/2 over TLS (RFC 9113 3.2). */
+    static final String H2 = "h2";
+
+    private static final String[] HTTP_1_1_ONLY = {"http/1.1"};
+    private static final String[] H2_FIRST = {H2, "http/1.1"};
 
     private final SSLContext context;
     private final boolean verifyHostnames;
+    private final String[] applicationProtocols;
 
-    private ClientTls(SSLContext context, boolean verifyHostnames) {
+    private ClientTls(SSLContext context, boolean verifyHostnames, boolean http2) {
         this.context = context;
         this.verifyHostnames = verifyHostnames;
+        this.applicationProtocols = http2 ? H2_FIRST : HTTP_1_1_ONLY;
     }
 
     /**
      * @param context the application's context, or null for the JDK's default
      * @param verifyHostnames whether the server certificate must name the host
+     * @param http2 whether ALPN offers {@code h2} before {@code http/1.1}
      */
-    static ClientTls of(SSLContext context, boolean verifyHostnames) {
+    static ClientTls of(SSLContext context, boolean verifyHostnames, boolean http2) {
         if (context != null) {
-            return new ClientTls(context, verifyHostnames);
+            return new ClientTls(context, verifyHostnames, http2);
         }
         try {
-            return new ClientTls(SSLContext.getDefault(), verifyHostnames);
+            return new ClientTls(SSLContext.getDefault(), verifyHostnames, http2);
         } catch (NoSuchAlgorithmException x) {
             throw new IllegalStateException("the JDK has no default TLS context", x);
         }
@@ -52,7 +60,7 @@ final class ClientTls {
         engine.setUseClientMode(true);
         SSLParameters parameters = engine.getSSLParameters();
         parameters.setProtocols(PROTOCOLS);
-        parameters.setApplicationProtocols(APPLICATION_PROTOCOLS);
+        parameters.setApplicationProtocols(applicationProtocols);
         if (verifyHostnames) {
             parameters.setEndpointIdentificationAlgorithm("HTTPS");
         }
@@ -79,6 +87,7 @@ final class ClientTls {
 
     @Override
     public String toString() {
-        return "ClientTls{" + context.getProtocol() + ", verifyHostnames=" + verifyHostnames + "}";
+        return "ClientTls{" + context.getProtocol() + ", verifyHostnames=" + verifyHostnames + ", alpn="
+                + String.join(",", applicationProtocols) + "}";
     }
 }

@@ -42,7 +42,7 @@ final class Destination {
 
     private final Origin origin;
     private final HttpClient client;
-    private final Pool<HttpConnection> pool;
+    private final Pool<ClientConnection> pool;
     private final ConcurrentLinkedDeque<Exchange> queue = new ConcurrentLinkedDeque<>();
     private final AtomicInteger queued = new AtomicInteger();
     private final AtomicInteger open = new AtomicInteger();
@@ -57,7 +57,7 @@ final class Destination {
     Destination(Origin origin, HttpClient client) {
         this.origin = origin;
         this.client = client;
-        this.pool = Pool.<HttpConnection>builder(client.maxConnectionsPerDestination())
+        this.pool = Pool.<ClientConnection>builder(client.maxConnectionsPerDestination())
                 .maxUsage(client.maxUsagePerConnection())
                 .cacheSize(client.threadLocalCacheSize())
                 .build();
@@ -119,18 +119,18 @@ final class Destination {
                 failQueued(new IOException("the client is closed"));
                 return;
             }
-            Pool.Entry<HttpConnection> entry = pool.acquire();
+            Pool.Entry<ClientConnection> entry = pool.acquire();
             if (entry == null) {
                 // One connect per waiting exchange at most: a busy pool does not open every free slot at once.
                 if (pool.reservedCount() < queued.get()) {
-                    Pool.Entry<HttpConnection> reserved = pool.reserve();
+                    Pool.Entry<ClientConnection> reserved = pool.reserve();
                     if (reserved != null) {
                         connect(reserved);
                     }
                 }
                 return;
             }
-            HttpConnection connection = entry.pooled();
+            ClientConnection connection = entry.pooled();
             if (!connection.isUsable()) {
                 retire(entry);
                 continue;
@@ -146,7 +146,7 @@ final class Destination {
         }
     }
 
-    private void connect(Pool.Entry<HttpConnection> entry) {
+    private void connect(Pool.Entry<ClientConnection> entry) {
         client.executor().execute(() -> {
             Path unix = client.unixDomainSocket();
             SocketAddress address = unix != null
@@ -163,7 +163,12 @@ final class Destination {
                             endPoint -> {
                                 if (!origin.isSecure()) {
                                     attempt.done();
-                                    return new HttpConnection(endPoint, this, client, entry);
+                                    // h2c by prior knowledge (RFC 9113 3.3): the preface is the first thing sent.
+                                    if (client.http2() && !client.h2cUpgrade()) {
+                                        return new Http2Connection(endPoint, this, client, entry);
+                                    }
+                                    return new HttpConnection(
+                                            endPoint, this, client, entry, client.http2() && client.h2cUpgrade());
                                 }
                                 // The connect timeout covers the handshake too: done once it completed.
                                 attempt.handshaking(endPoint);
@@ -175,7 +180,11 @@ final class Destination {
                                         client.executor(),
                                         tls -> {
                                             attempt.done();
-                                            return new HttpConnection(tls.decryptedEndPoint(), this, client, entry);
+                                            // The protocol the server chose by ALPN (RFC 7301) decides the connection.
+                                            return ClientTls.H2.equals(tls.applicationProtocol())
+                                                    ? new Http2Connection(tls.decryptedEndPoint(), this, client, entry)
+                                                    : new HttpConnection(
+                                                            tls.decryptedEndPoint(), this, client, entry, false);
                                         });
                             },
                             endPoint -> {
@@ -254,7 +263,12 @@ final class Destination {
         }
     }
 
-    private void connectFailed(Pool.Entry<HttpConnection> entry, Throwable failure) {
+    /** A connection closed before it could serve (an HTTP/2 one before the server's SETTINGS): as a failed connect. */
+    void openFailed(Pool.Entry<ClientConnection> entry, Throwable failure) {
+        connectFailed(entry, failure);
+    }
+
+    private void connectFailed(Pool.Entry<ClientConnection> entry, Throwable failure) {
         entry.remove();
         IOException cause;
         if (failure instanceof SocketTimeoutException
@@ -274,12 +288,15 @@ final class Destination {
         process();
     }
 
-    /** A new connection is open: make it available and serve the queue. */
-    void onOpened(HttpConnection connection) {
+    /**
+     * A new connection is open (an HTTP/2 one once the server's first SETTINGS arrived): make it available and serve
+     * the queue.
+     */
+    void onOpened(ClientConnection connection) {
         int now = open.incrementAndGet();
         maxOpen.accumulateAndGet(now, Math::max);
         opened.increment();
-        if (!connection.entry.enable(connection, false)) {
+        if (!connection.entry().enable(connection, false)) {
             connection.endPoint().close(); // the client closed meanwhile
             return;
         }
@@ -287,33 +304,83 @@ final class Destination {
     }
 
     /** A connection's endpoint closed (called before its pool entry is removed). */
-    void onClosed(HttpConnection connection) {
+    void onClosed(ClientConnection connection) {
         open.decrementAndGet();
         closed.increment();
     }
 
     /** A connection finished an exchange and persists: back to the pool, then serve the queue. */
-    void release(HttpConnection connection) {
-        if (!connection.entry.release()) {
-            retire(connection.entry); // worn out (max usage) or the pool closed
+    void release(ClientConnection connection) {
+        if (!connection.entry().release()) {
+            retire(connection.entry()); // worn out (max usage) or the pool closed
         }
         process();
     }
 
     /** A connection that carried an exchange cannot be reused: close it and leave the pool. */
-    void remove(HttpConnection connection) {
+    void remove(ClientConnection connection) {
         connection.endPoint().close();
-        connection.entry.remove();
+        connection.entry().remove();
         process();
     }
 
     /** An idle connection closed (the server closed it, or its idle timeout expired). */
-    void removeIdle(HttpConnection connection) {
-        connection.entry.removeIfIdle();
+    void removeIdle(ClientConnection connection) {
+        connection.entry().removeIfIdle();
     }
 
-    private void retire(Pool.Entry<HttpConnection> entry) {
-        entry.pooled().endPoint().close();
+    /**
+     * An HTTP/2 stream ended: its hold on the connection's entry ends too. A connection that can take no more
+     * streams (GOAWAY, closed, worn out) leaves the pool, and the last stream to end closes it.
+     *
+     * @param connection the stream's connection
+     * @param reusable whether the connection may take further streams
+     */
+    void streamEnded(Http2Connection connection, boolean reusable) {
+        Pool.Entry<ClientConnection> entry = connection.entry();
+        if (!reusable || !entry.release()) {
+            if (entry.remove()) {
+                connection.closeGracefully();
+            }
+        }
+        process();
+    }
+
+    /**
+     * An HTTP/1.1 connection switches to HTTP/2 (the server accepted {@code Upgrade: h2c}): the pooled object of an
+     * entry cannot change, so its entry leaves the pool (ending the upgrading exchange's hold) and a new one is
+     * reserved for the HTTP/2 connection, which enables it already held by that exchange (now stream 1).
+     *
+     * @return the new entry, or null if the pool is closed or another connect took the freed slot meanwhile
+     */
+    Pool.Entry<ClientConnection> replaceEntry(Pool.Entry<ClientConnection> held) {
+        held.remove();
+        return pool.reserve();
+    }
+
+    /**
+     * The server's SETTINGS_MAX_CONCURRENT_STREAMS (or the client's own cap, if lower) for an HTTP/2 connection: the
+     * pool lets that many exchanges hold an entry at once. One value for the whole pool, as servers announce the same
+     * limit on each of their connections; a connection given more than its own limit keeps the extra exchanges
+     * waiting until one of its streams ends (see {@link Http2Connection}).
+     */
+    void maxMultiplex(int streams) {
+        if (pool.maxMultiplex() != streams) {
+            pool.maxMultiplex(streams);
+        }
+        process();
+    }
+
+    private void retire(Pool.Entry<ClientConnection> entry) {
+        ClientConnection connection = entry.pooled();
+        if (connection instanceof Http2Connection h2) {
+            // Other streams may still run on it: only the last holder closes it.
+            if (entry.remove()) {
+                h2.closeGracefully();
+            }
+            return;
+        }
+        connection.endPoint().close();
         entry.remove();
     }
 
@@ -328,15 +395,15 @@ final class Destination {
     void stop() {
         stopped = true;
         failQueued(new IOException("the client is closed"));
-        List<HttpConnection> all = new ArrayList<>();
-        for (Pool.Entry<HttpConnection> entry : pool.entries()) {
-            HttpConnection connection = entry.pooled();
+        List<ClientConnection> all = new ArrayList<>();
+        for (Pool.Entry<ClientConnection> entry : pool.entries()) {
+            ClientConnection connection = entry.pooled();
             if (connection != null) {
                 all.add(connection);
             }
         }
         pool.close();
-        for (HttpConnection connection : all) {
+        for (ClientConnection connection : all) {
             connection.endPoint().close(new IOException("the client is closed"));
         }
     }

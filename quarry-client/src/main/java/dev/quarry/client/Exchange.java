@@ -24,10 +24,11 @@ final class Exchange {
     private final Executor executor;
     private final AtomicInteger state = new AtomicInteger(PENDING);
     private volatile Destination destination;
-    private volatile HttpConnection connection;
+    private volatile ClientConnection connection;
     private volatile Timeout timeout;
     private volatile Throwable abortCause;
     private volatile boolean retried;
+    private int refusals; // written by the connection's parsing thread only
 
     Exchange(HttpRequest request, Executor executor) {
         this.request = request;
@@ -46,7 +47,7 @@ final class Exchange {
     }
 
     /** @param connection the connection the exchange is assigned to now, or null when it goes back to the queue */
-    void connection(HttpConnection connection) {
+    void connection(ClientConnection connection) {
         this.connection = connection;
     }
 
@@ -93,7 +94,7 @@ final class Exchange {
         if (abortCause == null) {
             abortCause = cause;
         }
-        HttpConnection current = connection;
+        ClientConnection current = connection;
         if (current != null) {
             current.abort(this, cause);
             return;
@@ -132,6 +133,32 @@ final class Exchange {
         }
         return safe;
     }
+
+    /**
+     * Decides whether an exchange that the server did not process (an HTTP/2 stream above a GOAWAY's last stream id,
+     * or reset with REFUSED_STREAM: RFC 9113 8.7) may go to a new connection: once only, never after an abort.
+     *
+     * @return true if the exchange goes back to the queue (and is marked retried)
+     */
+    boolean retryableUnprocessed() {
+        if (retried || abortCause != null || state.get() != PENDING) {
+            return false;
+        }
+        retried = true;
+        return true;
+    }
+
+    /**
+     * Counts a REFUSED_STREAM (RFC 9113 8.7: not processed) after which the exchange waits on the same connection for
+     * one of its streams to end: a server may count a stream a little after the client saw it end.
+     *
+     * @return false once the exchange was refused too often to try again there
+     */
+    boolean refusedAgain() {
+        return abortCause == null && state.get() == PENDING && ++refusals <= MAX_REFUSALS;
+    }
+
+    private static final int MAX_REFUSALS = 16;
 
     @Override
     public String toString() {

@@ -30,7 +30,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import javax.net.ssl.SSLContext;
 
 /**
- * An HTTP/1.1 client: requests go to a destination per origin (scheme, host, port), which queues them (bounded) in
+ * An HTTP/1.1 and HTTP/2 client: requests go to a destination per origin (scheme, host, port), which queues them (bounded) in
  * front of a pool of keep-alive connections.
  *
  * <pre>{@code
@@ -66,7 +66,13 @@ import javax.net.ssl.SSLContext;
  * TLS layer as the server, with the host name checked against the certificate; see
  * {@link Builder#sslContext(SSLContext)}.
  *
- * <p>Not supported yet: HTTP/2, proxies, cookies.
+ * <p><b>HTTP/2</b> ({@link Builder#http2(boolean)}): h2c by prior knowledge (or by the HTTP/1.1 upgrade,
+ * {@link Builder#h2cUpgrade(boolean)}), or h2 chosen by ALPN over TLS. Each
+ * connection carries up to the server's SETTINGS_MAX_CONCURRENT_STREAMS requests at once (at most
+ * {@link Builder#maxStreamsPerConnection(int)}); requests beyond wait in the queue for a stream. Each response's content
+ * is credited back to the server as the application reads it, so a slow reader slows only its own stream.
+ *
+ * <p>Not supported yet: proxies, cookies.
  *
  * <p>Thread-safety: immutable configuration; all methods may be called from any thread.
  */
@@ -87,7 +93,7 @@ public final class HttpClient implements AutoCloseable {
 
     private HttpClient(Builder builder) {
         this.config = builder.copy();
-        this.tls = ClientTls.of(builder.sslContext, builder.verifyHostnames);
+        this.tls = ClientTls.of(builder.sslContext, builder.verifyHostnames, builder.http2);
         this.bufferPool = builder.bufferPool != null ? builder.bufferPool : new BucketedByteBufferPool();
         this.parserConfig = HttpParserConfig.builder()
                 .maxHeaderSize(builder.maxResponseHeaderSize)
@@ -369,6 +375,22 @@ public final class HttpClient implements AutoCloseable {
         return config.unixSocket;
     }
 
+    boolean http2() {
+        return config.http2;
+    }
+
+    boolean h2cUpgrade() {
+        return config.h2cUpgrade;
+    }
+
+    int maxStreamsPerConnection() {
+        return config.maxStreamsPerConnection;
+    }
+
+    int maxResponseHeaderSize() {
+        return config.maxResponseHeaderSize;
+    }
+
     boolean decodesContent() {
         return config.contentDecoding;
     }
@@ -393,6 +415,8 @@ public final class HttpClient implements AutoCloseable {
                 .append(", requestTimeout=")
                 .append(config.requestTimeout)
                 .append(config.unixSocket == null ? "" : ", unixDomainSocket=" + config.unixSocket)
+                .append(config.http2 ? ", http2, maxStreamsPerConnection=" + config.maxStreamsPerConnection : "")
+                .append(config.http2 && config.h2cUpgrade ? ", h2cUpgrade" : "")
                 .append(", destinations=")
                 .append(destinations.values())
                 .append('}');
@@ -419,6 +443,9 @@ public final class HttpClient implements AutoCloseable {
         private boolean contentDecoding = true;
         private int maxRedirects = DEFAULT_MAX_REDIRECTS;
         private Path unixSocket;
+        private boolean http2;
+        private boolean h2cUpgrade;
+        private int maxStreamsPerConnection = 128;
 
         private Builder() {}
 
@@ -442,6 +469,9 @@ public final class HttpClient implements AutoCloseable {
             copy.contentDecoding = contentDecoding;
             copy.maxRedirects = maxRedirects;
             copy.unixSocket = unixSocket;
+            copy.http2 = http2;
+            copy.h2cUpgrade = h2cUpgrade;
+            copy.maxStreamsPerConnection = maxStreamsPerConnection;
             return copy;
         }
 
@@ -580,6 +610,40 @@ public final class HttpClient implements AutoCloseable {
          */
         public Builder unixDomainSocket(Path path) {
             this.unixSocket = Objects.requireNonNull(path, "path");
+            return this;
+        }
+
+        /**
+         * @param enabled whether the client speaks HTTP/2 (off by default): to {@code http} origins as h2c by prior
+         *     knowledge (RFC 9113 3.3: the server must speak HTTP/2 on that port, as Quarry's HTTP/1.1 connectors do),
+         *     to {@code https} origins when the server chooses {@code h2} by ALPN, HTTP/1.1 otherwise
+         * @return this builder
+         */
+        public Builder http2(boolean enabled) {
+            this.http2 = enabled;
+            return this;
+        }
+
+        /**
+         * @param enabled with {@link #http2(boolean)}, whether {@code http} origins are reached by the HTTP/1.1
+         *     upgrade (RFC 7540 3.2: the first request of each connection, if it has no body, offers
+         *     {@code Upgrade: h2c}, and the connection speaks HTTP/2 from the server's 101 on, or stays HTTP/1.1)
+         *     instead of by prior knowledge; off by default
+         * @return this builder
+         */
+        public Builder h2cUpgrade(boolean enabled) {
+            this.h2cUpgrade = enabled;
+            return this;
+        }
+
+        /**
+         * @param max the most requests in flight on one HTTP/2 connection (default 128); the server's
+         *     SETTINGS_MAX_CONCURRENT_STREAMS lowers it. Requests beyond wait in the destination's queue for a stream,
+         *     they never fail for want of one
+         * @return this builder
+         */
+        public Builder maxStreamsPerConnection(int max) {
+            this.maxStreamsPerConnection = atLeast(1, max, "maxStreamsPerConnection");
             return this;
         }
 

@@ -8,6 +8,7 @@ import dev.quarry.core.pool.Pool;
 import dev.quarry.http.BadMessageException;
 import dev.quarry.http.HttpField;
 import dev.quarry.http.HttpFields;
+import dev.quarry.http.HttpHeader;
 import dev.quarry.http.HttpVersion;
 import dev.quarry.http.h1.HttpResponseListener;
 import dev.quarry.http.h1.HttpResponseParser;
@@ -42,7 +43,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * serialised: only one thread parses at a time, because a new fill interest or demand only follows the end of the
  * previous parse; the network buffer is released by whichever of parsing or closing happens last ({@link #io}).
  */
-final class HttpConnection extends AbstractConnection implements HttpResponseListener {
+final class HttpConnection extends AbstractConnection
+        implements HttpResponseListener, ClientConnection, ResponseContent.Source {
     private static final System.Logger LOG = System.getLogger(HttpConnection.class.getName());
     private static final int REQUEST = 1;
     private static final int RESPONSE = 2;
@@ -58,7 +60,7 @@ final class HttpConnection extends AbstractConnection implements HttpResponseLis
 
     private final Destination destination;
     private final HttpClient client;
-    final Pool.Entry<HttpConnection> entry;
+    private final Pool.Entry<ClientConnection> entry;
     private final HttpResponseParser parser;
     private final RetainableByteBuffer buffer;
     private final AtomicInteger completion = new AtomicInteger();
@@ -79,9 +81,22 @@ final class HttpConnection extends AbstractConnection implements HttpResponseLis
     // the server (the endpoint's byte count is written by the writing thread only, and may not be visible yet).
     private volatile boolean requestWriteStarted;
     private volatile boolean lastWriteIssued;
+    // h2c upgrade (RFC 7540 3.2): offered on the first exchange only, if it has no body.
+    private boolean offerH2c;
+    private volatile boolean upgrading;
+    private volatile boolean switching;
 
-    HttpConnection(EndPoint endPoint, Destination destination, HttpClient client, Pool.Entry<HttpConnection> entry) {
+    /**
+     * @param offerH2c whether the first exchange offers {@code Upgrade: h2c} (if it has no body)
+     */
+    HttpConnection(
+            EndPoint endPoint,
+            Destination destination,
+            HttpClient client,
+            Pool.Entry<ClientConnection> entry,
+            boolean offerH2c) {
         super(endPoint);
+        this.offerH2c = offerH2c;
         this.destination = destination;
         this.client = client;
         this.entry = entry;
@@ -110,14 +125,19 @@ final class HttpConnection extends AbstractConnection implements HttpResponseLis
         destination.onOpened(this);
     }
 
-    /** @return whether the connection may take an exchange */
-    boolean isUsable() {
+    @Override
+    public Pool.Entry<ClientConnection> entry() {
+        return entry;
+    }
+
+    @Override
+    public boolean isUsable() {
         EndPoint endPoint = endPoint();
         return endPoint.isOpen() && !endPoint.isInputShutdown() && !endPoint.isOutputShutdown();
     }
 
-    /** Starts an exchange on this connection, which the caller acquired from the pool. */
-    void assign(Exchange next, boolean reusedFromPool) {
+    @Override
+    public void assign(Exchange next, boolean reusedFromPool) {
         headers = new HttpFields();
         trailers = new HttpFields();
         content = new ResponseContent(this, next);
@@ -129,6 +149,9 @@ final class HttpConnection extends AbstractConnection implements HttpResponseLis
         requestWriteStarted = false;
         completion.set(0);
         lastWriteIssued = false;
+        upgrading = offerH2c && isBodyless(next.request);
+        offerH2c = false;
+        switching = false;
         parser.reset();
         parser.requestMethod(next.request.method());
         next.connection(this);
@@ -141,6 +164,11 @@ final class HttpConnection extends AbstractConnection implements HttpResponseLis
         client.executor().execute(() -> writeRequest(next));
     }
 
+    private static boolean isBodyless(HttpRequest request) {
+        byte[] bytes = request.body().bytes();
+        return bytes != null && bytes.length == 0;
+    }
+
     // --- writing -----------------------------------------------------------------------------------------------------
 
     private void writeRequest(Exchange current) {
@@ -148,7 +176,11 @@ final class HttpConnection extends AbstractConnection implements HttpResponseLis
             RequestBody body = current.request.body();
             OptionalLong length = body.length();
             byte[] head = RequestHead.encode(
-                    current.request, length, client.userAgent(), ContentDecoding.offersGzip(client, current.request));
+                    current.request,
+                    length,
+                    client.userAgent(),
+                    ContentDecoding.offersGzip(client, current.request),
+                    upgrading ? Http2Connection.upgradeSettings(client) : null);
             byte[] bytes = body.bytes();
             if (bytes != null) {
                 writeLast(ByteBuffer.wrap(head), ByteBuffer.wrap(bytes));
@@ -263,7 +295,8 @@ final class HttpConnection extends AbstractConnection implements HttpResponseLis
     }
 
     /** The reader consumed a chunk: parse on, on its thread (or on the thread still leaving the last parse). */
-    void demand() {
+    @Override
+    public void demand() {
         if (enterIo(IO_PENDING_DEMAND)) {
             run(IO_PENDING_DEMAND);
             leaveIo();
@@ -364,6 +397,12 @@ final class HttpConnection extends AbstractConnection implements HttpResponseLis
         try {
             while (true) {
                 boolean stop = parser.parse(bytes);
+                if (switching) {
+                    if (mark(RESPONSE)) {
+                        switchToHttp2();
+                    }
+                    return; // else the writer switches once the request was written
+                }
                 if (interim) {
                     interim = false;
                     continue;
@@ -441,6 +480,10 @@ final class HttpConnection extends AbstractConnection implements HttpResponseLis
     public boolean messageComplete() {
         if (status < 200) {
             if (status == 101) {
+                if (upgrading && headers.get(HttpHeader.UPGRADE).orElse("").equalsIgnoreCase("h2c")) {
+                    switching = true; // switched once the parse stopped, and the request was written
+                    return true;
+                }
                 badMessage(new BadMessageException("101 Switching Protocols, but no upgrade was asked for"));
                 return true;
             }
@@ -497,6 +540,10 @@ final class HttpConnection extends AbstractConnection implements HttpResponseLis
     }
 
     private void exchangeDone() {
+        if (switching) {
+            switchToHttp2();
+            return;
+        }
         Exchange done = exchange;
         ResponseContent doneContent = content;
         exchange = null;
@@ -510,6 +557,33 @@ final class HttpConnection extends AbstractConnection implements HttpResponseLis
             destination.remove(this);
         }
         doneContent.complete();
+    }
+
+    /**
+     * The server accepted the h2c upgrade and the request was written: an {@link Http2Connection} takes over the
+     * endpoint, the exchange becomes its stream 1 (RFC 7540 3.2), and the bytes after the 101 are its first frames.
+     */
+    private void switchToHttp2() {
+        Exchange current = exchange;
+        exchange = null;
+        current.connection(null);
+        Pool.Entry<ClientConnection> next = destination.replaceEntry(entry);
+        if (next == null) {
+            endPoint().close();
+            current.ended();
+            current.fail(new IOException("cannot switch " + destination.origin() + " to HTTP/2: its pool is full"));
+            return;
+        }
+        Http2Connection http2 = new Http2Connection(endPoint(), destination, client, next);
+        http2.adoptUpgraded(current, buffer.byteBuffer());
+        closeIo(); // the network buffer goes back now (or when the parsing thread leaves)
+        endPoint().setConnection(http2);
+        if (!next.enable(http2, true)) {
+            endPoint().close(new IOException("the client is closed"));
+            return;
+        }
+        http2.onOpen();
+        http2.onFillable(); // the frames that came with the 101, then a fill interest
     }
 
     /** Fails the exchange this connection carries (if it is still {@code current}) and closes the connection. */
@@ -542,7 +616,8 @@ final class HttpConnection extends AbstractConnection implements HttpResponseLis
     }
 
     /** Aborts {@code current} if this connection still carries it: closes the connection with {@code cause}. */
-    void abort(Exchange current, Throwable cause) {
+    @Override
+    public void abort(Exchange current, Throwable cause) {
         if (exchange == current) {
             failExchange(current, cause);
         }
@@ -567,6 +642,11 @@ final class HttpConnection extends AbstractConnection implements HttpResponseLis
         } else {
             destination.removeIdle(this);
         }
+        closeIo();
+    }
+
+    /** Releases the network buffer now, or leaves that to the thread parsing, when it leaves. */
+    private void closeIo() {
         while (true) {
             int state = io.get();
             if ((state & (IO_CLOSING | IO_CLOSED)) != 0) {

@@ -17,6 +17,15 @@ final class RequestHead {
      * @return the head, CRLF CRLF included
      */
     static byte[] encode(HttpRequest request, OptionalLong length, String userAgent, boolean acceptGzip) {
+        return encode(request, length, userAgent, acceptGzip, null);
+    }
+
+    /**
+     * @param http2Settings the {@code HTTP2-Settings} value of an h2c upgrade offer (RFC 7540 3.2), or null for none
+     * @see #encode(HttpRequest, OptionalLong, String, boolean)
+     */
+    static byte[] encode(
+            HttpRequest request, OptionalLong length, String userAgent, boolean acceptGzip, String http2Settings) {
         StringBuilder head = new StringBuilder(128);
         head.append(request.method())
                 .append(' ')
@@ -34,6 +43,11 @@ final class RequestHead {
         }
         if (acceptGzip) {
             head.append("Accept-Encoding: gzip\r\n");
+        }
+        if (http2Settings != null) {
+            head.append("Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: ")
+                    .append(http2Settings)
+                    .append("\r\n");
         }
         if (length.isEmpty()) {
             head.append("Transfer-Encoding: chunked\r\n");

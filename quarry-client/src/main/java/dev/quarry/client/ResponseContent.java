@@ -21,7 +21,7 @@ import java.util.concurrent.locks.LockSupport;
 final class ResponseContent extends InputStream {
     private static final Object COMPLETE = new Object();
 
-    private final HttpConnection connection;
+    private final Source connection;
     private final Exchange exchange;
     // The chunk offered and not yet taken by the reader; taken with getAndSet, so exactly one of the reader or a
     // failure releases its retained buffer.
@@ -34,9 +34,26 @@ final class ResponseContent extends InputStream {
     private RetainableByteBuffer chunkBuffer;
     private boolean closed;
 
-    ResponseContent(HttpConnection connection, Exchange exchange) {
+    /**
+     * @param connection what offers the chunks: asked for the next one when the reader consumed one, and aborted when
+     *     the reader gives up
+     * @param exchange the exchange whose response this is
+     */
+    ResponseContent(Source connection, Exchange exchange) {
         this.connection = connection;
         this.exchange = exchange;
+    }
+
+    /**
+     * Where the chunks come from: an HTTP/1.1 connection (which parses on when asked) or an HTTP/2 stream (which
+     * offers its next buffered chunk and credits the server's send window).
+     */
+    interface Source {
+        /** The reader consumed the chunk it was offered: offer the next one when there is one. Never blocks. */
+        void demand();
+
+        /** The reader gave up on the content (closed it early, or was interrupted). Never blocks. */
+        void abort(Exchange exchange, Throwable cause);
     }
 
     // --- producer side -----------------------------------------------------------------------------------------------
@@ -148,11 +165,13 @@ final class ResponseContent extends InputStream {
             return true;
         }
         while (true) {
-            RetainableByteBuffer buffer = offeredBuffer;
             ByteBuffer slice = offered.getAndSet(null);
             if (slice != null) {
                 chunk = slice;
-                chunkBuffer = buffer;
+                // Read after taking the slice: the producer wrote the buffer before the slice, and offers no other
+                // chunk until this one is consumed. Read before, it could be the previous value (null for the
+                // first chunk) when the offer lands between the two reads.
+                chunkBuffer = offeredBuffer;
                 return true;
             }
             Object state = end;

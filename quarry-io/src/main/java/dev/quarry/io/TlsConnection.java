@@ -67,6 +67,7 @@ public final class TlsConnection extends AbstractConnection {
     private static final int MAX_OUTPUT = 64 * 1024;
 
     private final SSLEngine engine;
+    private final boolean clientMode;
     private final ByteBufferPool buffers;
     private final Executor executor;
     private final Executor handshakes;
@@ -126,6 +127,9 @@ public final class TlsConnection extends AbstractConnection {
             Function<TlsConnection, Connection> next) {
         super(network);
         this.engine = Objects.requireNonNull(engine, "engine");
+        // Read once: SSLEngine.getUseClientMode() takes the engine's lock, which a writer wrapping may hold while the
+        // selector asks readInvocationType().
+        this.clientMode = engine.getUseClientMode();
         this.buffers = Objects.requireNonNull(buffers, "buffers");
         this.executor = Objects.requireNonNull(executor, "executor");
         this.handshakes = Objects.requireNonNull(handshakes, "handshakes");
@@ -171,7 +175,7 @@ public final class TlsConnection extends AbstractConnection {
 
     @Override
     public void onOpen() {
-        if (engine.getUseClientMode()) {
+        if (clientMode) {
             // A client speaks first; beginning makes its hello (key shares, random bytes from /dev/urandom): blocking
             // work, done on the handshake executor, never on a selector.
             handshakes.execute(startHandshake);
@@ -202,7 +206,7 @@ public final class TlsConnection extends AbstractConnection {
         if (!handshaken) {
             return InvocationType.NON_BLOCKING;
         }
-        if (!applicationDataSeen && engine.getUseClientMode()) {
+        if (!applicationDataSeen && clientMode) {
             return InvocationType.BLOCKING;
         }
         return typeOf(fillCallback);
