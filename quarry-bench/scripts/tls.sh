@@ -11,11 +11,14 @@
 # default 1), one client thread: a warm-up, then the measured rows
 #   h2-c16-m32, h2-c64-m100  h2load over TLS (h2 by ALPN), 16 connections x 32 streams and 64 x 100;
 #   h1-c64                   wrk over HTTPS (HTTP/1.1 by ALPN), 64 keep-alive connections;
-#   handshake-c64            new connections per second: wrk with 64 connections and "Connection: close", so the
-#                            server closes after each response and wrk connects again. wrk 4.1 never resumes a TLS
-#                            session (it sets none on its new connections), so each request costs one full TLS 1.3
-#                            handshake (X25519 + an ECDSA P-256 signature by the server): req/s = handshakes/s.
-# For each: requests/s, errors, p99 latency, the server's CPU seconds and CPU microseconds per request (/proc), and
+#   handshake-c16            new connections per second, a full TLS 1.3 handshake each (X25519 + an ECDSA P-256
+#                            signature by the server): 16 `openssl s_time -new` processes in parallel, each
+#                            connecting, sending "GET /plaintext HTTP/1.0", reading the response to the server's
+#                            close, and again, never resuming a session (-new). Not wrk with "Connection: close":
+#                            wrk keeps the TLS session across its reconnects (SSL_shutdown + SSL_clear) and so
+#                            resumes it (checked against `openssl s_server -www`: all but the first were session
+#                            cache hits), which measures resumption where a server issues tickets, not handshakes.
+# For each: requests/s (handshakes/s), errors, p99 latency (n/a for the handshake row: s_time gives none), the server's CPU seconds and CPU microseconds per request (/proc), and
 # its peak RSS.
 #
 # Offload (the EWYK seed's question): the same load (h1-c64 and h2-c16-m32) against
@@ -50,7 +53,7 @@ else
 fi
 SERVERS=${SERVERS:-quarry jetty netty-jdk netty-openssl}
 OFFLOAD=${OFFLOAD-haproxy-unix haproxy-tcp}
-SCENARIOS=(h2-c16-m32 h2-c64-m100 h1-c64 handshake-c64)
+SCENARIOS=(h2-c16-m32 h2-c64-m100 h1-c64 handshake-c16)
 OFFLOAD_SCENARIOS=(h1-c64 h2-c16-m32)
 
 qb_require h2load wrk haproxy openssl curl taskset ss
@@ -72,8 +75,8 @@ PASSWORD=quarry-bench-$$
 } 2>>"$QB_TMP/keytool.log" | sed -n '/^-----BEGIN/,/^-----END/p' >"$PEM"
 
 qb_header "tls: GET /plaintext over HTTPS (TLS 1.3, EC P-256 certificate)"
-echo "haproxy:  $(haproxy -v 2>&1 | head -n1 | sed 's/ - https.*//'), $(openssl version)"
-echo "load:     $(h2load --version 2>&1 | head -n1) -t1; $(wrk -v 2>&1 | head -n1 | sed 's/ Copyright.*//' || true) -t1; ${DURATION}s measured per row after ${WARMUP}s warm-up (+${SHAPE_WARMUP}s per wrk row)"
+echo "haproxy:  $(haproxy -v 2>&1 | sed -n '1s/ - https.*//p'), $(openssl version)"
+echo "load:     $(h2load --version 2>&1 | sed -n 1p) -t1; $(wrk -v 2>&1 | sed -n '1s/ Copyright.*//p' || true) -t1; openssl s_time -new; ${DURATION}s measured per row after ${WARMUP}s warm-up (+${SHAPE_WARMUP}s per wrk and s_time row)"
 echo "cpu:      user+sys CPU from /proc over each measured run (offload: haproxy + Quarry); instructions: perf $([ "$PERF" = yes ] && echo "counts them" || echo "cannot count them on this machine (n/a)")"
 [ "$QB_QUICK" = 1 ] && echo "note:     QUARRY_BENCH_QUICK=1: a smoke run, not numbers to record"
 echo
@@ -165,7 +168,7 @@ run_h2load() {
     rps=$(sed -n 's/^finished in [^,]*, \([0-9.]*\) req\/s.*/\1/p' "$out")
     completed=$(sed -n 's/^requests: .* \([0-9]*\) done,.*/\1/p' "$out")
     if [ -z "$rps" ] || [ -z "$completed" ] || [ "$completed" = 0 ]; then
-        SKIP[$key]="h2load completed no request: $(grep -m1 -i -e error -e fail -e 'no protocol' "$out" | cut -c1-120)"
+        SKIP[$key]="h2load completed no request: $(grep -m1 -i -e error -e fail -e 'no protocol' "$out" | cut -c1-120 || true)"
         rm -f "$log"
         return 0
     fi
@@ -190,13 +193,11 @@ wrk_field() {
     echo "${value:-0}"
 }
 
-# run_wrk PORT SCENARIO SECONDS [KEY]: one wrk run over HTTPS (keep-alive, or "Connection: close" for the
-# handshake row); with KEY, records it.
+# run_wrk PORT SCENARIO SECONDS [KEY]: one wrk run over HTTPS with keep-alive; with KEY, records it.
 run_wrk() {
-    local port=$1 scenario=$2 seconds=$3 key=${4:-} connections connection=keep-alive name out line ticks0 ticks1 \
+    local port=$1 scenario=$2 seconds=$3 key=${4:-} connections name out line ticks0 ticks1 \
         front0 front1 wrk_pid
     connections=${scenario##*-c}
-    [[ $scenario == handshake-* ]] && connection=close
     name=${key:-warmup/$scenario}
     out="$QB_TMP/wrk-${name//\//-}.txt"
     # shellcheck disable=SC2086
@@ -209,7 +210,7 @@ run_wrk() {
     taskset -c "$QB_CLIENT_CPU" wrk -t1 -c"$connections" -d"${seconds}s" --timeout 2s --latency \
         -H 'Host: localhost' \
         -H 'Accept: text/plain,text/html;q=0.9,application/xhtml+xml;q=0.9,application/xml;q=0.8,*/*;q=0.7' \
-        -H "Connection: $connection" -s "$QB_LIB/wrk-plaintext.lua" \
+        -H 'Connection: keep-alive' -s "$QB_LIB/wrk-plaintext.lua" \
         "https://127.0.0.1:$port/plaintext" >"$out" 2>&1 &
     wrk_pid=$!
     qb_track "$wrk_pid"
@@ -238,6 +239,60 @@ run_wrk() {
     record "$key" "$requests" "$ticks0" "$ticks1" $((front1 - front0)) "$PERF_OUT"
 }
 
+# run_handshakes PORT SCENARIO SECONDS [KEY]: N `openssl s_time -new` in parallel (handshake-cN) for SECONDS;
+# with KEY, records the handshakes per second (connections completed / wall-clock time of the whole run).
+run_handshakes() {
+    local port=$1 scenario=$2 seconds=$3 key=${4:-} clients name i pids=() ticks0 ticks1 front0 front1 t0 t1 \
+        completed=0 errors=0 count file
+    clients=${scenario##*-c}
+    name=${key:-warmup/$scenario}
+    name=${name//\//-}
+    # shellcheck disable=SC2086
+    ticks0=$(qb_cpu_ticks $QB_SERVER_PIDS)
+    # shellcheck disable=SC2086
+    front0=$(qb_cpu_ticks $FRONT_PIDS)
+    PERF_OUT=""
+    PERF_PID=""
+    [ -n "$key" ] && perf_begin "$seconds"
+    t0=$(date +%s%N)
+    for i in $(seq "$clients"); do
+        taskset -c "$QB_CLIENT_CPU" openssl s_time -connect "127.0.0.1:$port" -new -time "$seconds" \
+            -www /plaintext </dev/null >"$QB_TMP/s_time-$name-$i.txt" 2>&1 &
+        pids+=($!)
+        qb_track "$!"
+    done
+    for i in "${pids[@]}"; do
+        wait_bounded "$i" $((seconds + 30)) || qb_log "warning: openssl s_time did not stop 30 s after its run, killed"
+    done
+    t1=$(date +%s%N)
+    # shellcheck disable=SC2086
+    ticks1=$(qb_cpu_ticks $QB_SERVER_PIDS)
+    # shellcheck disable=SC2086
+    front1=$(qb_cpu_ticks $FRONT_PIDS)
+    [ -n "$PERF_PID" ] && { wait "$PERF_PID" 2>/dev/null || true; }
+    [ -n "$key" ] || return 0
+    for i in $(seq "$clients"); do
+        file="$QB_TMP/s_time-$name-$i.txt"
+        # "N connections in T real seconds, B bytes read per connection"; a client that printed none failed.
+        count=$(sed -n 's/^\([0-9]*\) connections in [0-9.]* real seconds.*/\1/p' "$file")
+        if [ -z "$count" ]; then
+            errors=$((errors + 1))
+        else
+            completed=$((completed + count))
+        fi
+        # OpenSSL's error lines (a failed connect or handshake) look like "...:error:...".
+        errors=$((errors + $(grep -c ':error:' "$file" || true)))
+    done
+    if [ "$completed" = 0 ]; then
+        SKIP[$key]="no handshake completed: $(grep -h -m1 -i error "$QB_TMP/s_time-$name-"*.txt | cut -c1-120 || true)"
+        return 0
+    fi
+    RPS[$key]=$(awk -v n="$completed" -v ns=$((t1 - t0)) 'BEGIN { printf "%.0f", n * 1e9 / ns }')
+    ERR[$key]=$errors
+    P99[$key]=n/a
+    record "$key" "$completed" "$ticks0" "$ticks1" $((front1 - front0)) "$PERF_OUT"
+}
+
 # run_rows PORT SERVER SCENARIO...: the warm-up, then each row (and its own short warm-up for the wrk rows).
 run_rows() {
     local port=$1 server=$2 scenario
@@ -249,6 +304,11 @@ run_rows() {
             h2-*)
                 qb_log "-- $server: $scenario ${DURATION}s"
                 run_h2load "$port" "$scenario" "$DURATION" "$server/$scenario"
+                ;;
+            handshake-*)
+                run_handshakes "$port" "$scenario" "$SHAPE_WARMUP"
+                qb_log "-- $server: $scenario ${DURATION}s"
+                run_handshakes "$port" "$scenario" "$DURATION" "$server/$scenario"
                 ;;
             *)
                 run_wrk "$port" "$scenario" "$SHAPE_WARMUP"
@@ -382,7 +442,7 @@ for setup in $OFFLOAD; do
     qb_wait_ready "$haproxy_pid" "$offload_port" 30 && ready=1
     QB_READY_URL=""
     if [ $ready = 0 ]; then
-        SKIP[$setup]="haproxy did not answer: $(grep -m1 -i -e alert -e error "$QB_TMP/$setup.log" | cut -c1-120)"
+        SKIP[$setup]="haproxy did not answer: $(grep -m1 -i -e alert -e error "$QB_TMP/$setup.log" | cut -c1-120 || true)"
         qb_kill_pids "$haproxy_pid"
         qb_stop_server
         continue
@@ -416,9 +476,10 @@ label() {
 
 qb_print_table 14
 echo "* for information, not in the goals. h2 rows: h2load, N connections x M streams, h2 by ALPN; h1-c64: wrk,"
-echo "  64 keep-alive connections, HTTP/1.1; handshake-c64: wrk with 'Connection: close', one full TLS 1.3 handshake"
-echo "  per request (req/s = new connections/s). p99: h2load's per-request times; wrk's (coordinated-omission"
-echo "  corrected). Netty: NIO transport. peak RSS: the server's VmHWM since its start."
+echo "  64 keep-alive connections, HTTP/1.1; handshake-c16: 16 x openssl s_time -new, one full TLS 1.3 handshake"
+echo "  per request, no resumption (req/s = new connections/s; errors = failed s_time connections). p99: h2load's"
+echo "  per-request times; wrk's (coordinated-omission corrected). Netty: NIO transport. peak RSS: the server's VmHWM"
+echo "  since its start."
 echo
 echo "negotiated (h2load): protocol, cipher suite, application protocol"
 for server in $SERVERS; do
@@ -458,7 +519,7 @@ for scenario in h2-c16-m32 h2-c64-m100 h1-c64; do
     qb_goal "tls.$scenario.vs-jetty" "${RPS[quarry/$scenario]:-0}" "${RPS[jetty/$scenario]:-0}" 1.20
     qb_goal "tls.$scenario.vs-netty-jdk" "${RPS[quarry/$scenario]:-0}" "${RPS[netty-jdk/$scenario]:-0}" 1.00
 done
-qb_goal tls.handshake.vs-jetty "${RPS[quarry/handshake-c64]:-0}" "${RPS[jetty/handshake-c64]:-0}" 1.00
+qb_goal tls.handshake.vs-jetty "${RPS[quarry/handshake-c16]:-0}" "${RPS[jetty/handshake-c16]:-0}" 1.00
 for scenario in "${SCENARIOS[@]}"; do
     qb_info "tls.$scenario.vs-netty-openssl" "${RPS[quarry/$scenario]:-0}" "${RPS[netty-openssl/$scenario]:-0}"
     # CPU per request, theirs over ours (higher is better for Quarry): steadier than req/s on a noisy machine.
@@ -466,7 +527,7 @@ for scenario in "${SCENARIOS[@]}"; do
     qb_info "tls.$scenario.cpu-per-request.vs-netty-jdk" "${CPUREQ[netty-jdk/$scenario]:-0}" \
         "${CPUREQ[quarry/$scenario]:-0}"
 done
-qb_info tls.handshake.vs-netty-jdk "${RPS[quarry/handshake-c64]:-0}" "${RPS[netty-jdk/handshake-c64]:-0}"
+qb_info tls.handshake.vs-netty-jdk "${RPS[quarry/handshake-c16]:-0}" "${RPS[netty-jdk/handshake-c16]:-0}"
 # Offload: Quarry's own TLS over haproxy in front of it (req/s; total CPU per request, haproxy's over direct).
 for setup in $OFFLOAD; do
     for scenario in "${OFFLOAD_SCENARIOS[@]}"; do
