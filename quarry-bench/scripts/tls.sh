@@ -28,14 +28,19 @@
 # haproxy and Quarry share the server core, so that each set-up has the same one core; the CPU reported is the total
 # of haproxy and Quarry (and how much of it is haproxy's). haproxy talks HTTP/1.1 to Quarry with keep-alive.
 #
-# Not measured here (yet): heap per idle TLS connection against Jetty (idle-connections.sh measures cleartext
-# connections; its IdleClient has no TLS).
+# Idle TLS connections (IDLE_SERVERS, default quarry and jetty): like idle-connections.sh over TLS. After a wrk
+# warm-up, the server's live heap (jcmd GC.class_histogram, which collects first) and RSS are taken before and after
+# IdleTlsClient (peers jar, on the client core) opened IDLE_CONNECTIONS connections one after another (a full
+# handshake each, HTTP/1.1 by ALPN), sent one GET /plaintext on each and read the response; the differences over the
+# connections give bytes per idle TLS connection.
 #
 # Ends with GOAL lines tls.<row>.vs-jetty (target 1.20 for the throughput rows), tls.<row>.vs-netty-jdk (1.00),
-# tls.handshake.vs-jetty (1.00), and INFO lines (Netty with OpenSSL, CPU per request, offload).
+# tls.handshake.vs-jetty (1.00), and INFO lines (Netty with OpenSSL, CPU per request, heap per idle TLS connection
+# against Jetty, offload).
 #
 # Environment: DURATION (s per measured row, default 15), WARMUP (s, default 10), SERVERS (default
-# "quarry jetty netty-jdk netty-openssl"), OFFLOAD (default "haproxy-unix haproxy-tcp"; empty to skip),
+# "quarry jetty netty-jdk netty-openssl"), OFFLOAD (default "haproxy-unix haproxy-tcp"; empty to skip), IDLE_SERVERS
+# (default "quarry jetty"; empty to skip), IDLE_CONNECTIONS (default 10000; 1000 with QUARRY_BENCH_QUICK=1),
 # QUARRY_BENCH_QUICK=1 (3 s rows), and the knobs of lib/common.sh.
 set -euo pipefail
 QB_SCENARIO=tls
@@ -55,6 +60,21 @@ SERVERS=${SERVERS:-quarry jetty netty-jdk netty-openssl}
 OFFLOAD=${OFFLOAD-haproxy-unix haproxy-tcp}
 SCENARIOS=(h2-c16-m32 h2-c64-m100 h1-c64 handshake-c16)
 OFFLOAD_SCENARIOS=(h1-c64 h2-c16-m32)
+IDLE_SERVERS=${IDLE_SERVERS-quarry jetty}
+if [ "$QB_QUICK" = 1 ]; then
+    IDLE_CONNECTIONS=${IDLE_CONNECTIONS:-1000}
+else
+    IDLE_CONNECTIONS=${IDLE_CONNECTIONS:-10000}
+fi
+
+# Every idle connection is a descriptor in the server and one in the client: raise the limit both inherit.
+files=$((IDLE_CONNECTIONS + 1024))
+if [ -n "$IDLE_SERVERS" ] && [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt "$files" ]; then
+    if [ "$(ulimit -Hn)" != unlimited ] && [ "$(ulimit -Hn)" -lt "$files" ]; then
+        ulimit -Hn "$files" 2>/dev/null || true
+    fi
+    ulimit -n "$files" 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+fi
 
 qb_require h2load wrk haproxy openssl curl taskset ss
 qb_check_cores
@@ -327,17 +347,16 @@ speaks_h2() {
 # ---------------------------------------------------------------------------------------------------------------
 # Quarry and the peers, each terminating TLS itself.
 
-port=$QB_PORT_BASE
-QB_READY_CURL_FLAGS=-k
-for server in $SERVERS; do
-    port=$((port + 2))
-    tls_port=$port
+# start_tls_server SERVER PORT: starts SERVER terminating TLS itself, pinned like the others; sets TLS_PORT (PORT, or
+# PORT + 1 for Quarry, which keeps a cleartext port too), or returns 1 with QB_SKIP_REASON set.
+start_tls_server() {
+    local server=$1 port=$2 started=0
+    TLS_PORT=$port
     QB_PEER=""
     case $server in
         quarry)
-            # Quarry keeps a cleartext port too (unused here); its TLS port is the next one.
-            tls_port=$((port + 1))
-            QB_SERVER_ARGS="--host 127.0.0.1 --https-port $tls_port --keystore $KEYSTORE --keystore-password $PASSWORD"
+            TLS_PORT=$((port + 1))
+            QB_SERVER_ARGS="--host 127.0.0.1 --https-port $TLS_PORT --keystore $KEYSTORE --keystore-password $PASSWORD"
             ;;
         jetty) QB_SERVER_ARGS="--tls-keystore $KEYSTORE --tls-password $PASSWORD" ;;
         netty-jdk | netty-openssl)
@@ -345,22 +364,29 @@ for server in $SERVERS; do
             QB_SERVER_ARGS="--tls-keystore $KEYSTORE --tls-password $PASSWORD --tls-provider ${server#netty-}"
             ;;
         *)
-            SKIP[$server]="no TLS set-up for $server in this scenario"
-            continue
+            QB_SKIP_REASON="no TLS set-up for $server in this scenario"
+            return 1
             ;;
     esac
-    QB_READY_URL="https://127.0.0.1:$tls_port/plaintext"
-    qb_log "-- $server: starting on core $QB_SERVER_CPU, https port $tls_port"
-    started=0
+    QB_READY_URL="https://127.0.0.1:$TLS_PORT/plaintext"
+    QB_READY_CURL_FLAGS=-k
+    qb_log "-- $server: starting on core $QB_SERVER_CPU, https port $TLS_PORT"
     qb_start_server "$server" "$port" && started=1
     QB_SERVER_ARGS=""
     QB_PEER=""
     QB_READY_URL=""
-    if [ $started = 0 ]; then
+    [ $started = 1 ]
+}
+
+port=$QB_PORT_BASE
+for server in $SERVERS; do
+    port=$((port + 2))
+    if ! start_tls_server "$server" "$port"; then
         SKIP[$server]=$QB_SKIP_REASON
         qb_log "-- $server: SKIPPED ($QB_SKIP_REASON)"
         continue
     fi
+    tls_port=$TLS_PORT
     if ! speaks_h2 "$tls_port"; then
         SKIP[$server]="does not negotiate h2 by ALPN"
         qb_stop_server
@@ -465,6 +491,65 @@ for setup in $OFFLOAD; do
 done
 
 # ---------------------------------------------------------------------------------------------------------------
+# Idle TLS connections: the server's live heap (after a full GC) and RSS per idle connection, like
+# idle-connections.sh but over TLS, with IdleTlsClient (peers jar) opening them one after another.
+
+declare -A HEAPPER RSSPER OPENED
+# The live heap of a JVM in bytes, after the full GC that the class histogram starts with; nothing if it fails.
+live_heap() {
+    "$JAVA_HOME/bin/jcmd" "$1" GC.class_histogram 2>/dev/null | awk '$1 == "Total" { print $3 }' | tail -n1 || true
+}
+
+idle_port=$((offload_port + 10))
+for server in $IDLE_SERVERS; do
+    idle_port=$((idle_port + 2))
+    key=idle-$server
+    if ! start_tls_server "$server" "$idle_port"; then
+        SKIP[$key]=$QB_SKIP_REASON
+        continue
+    fi
+    # shellcheck disable=SC2086
+    java_pid=$(qb_java_pid $QB_SERVER_PIDS)
+    qb_log "-- $server: idle TLS connections: warm-up ${WARMUP}s"
+    run_wrk "$TLS_PORT" h1-c64 "$WARMUP"
+    sleep 2 # let the warm-up's connections close on both sides
+    heap0=$([ -n "$java_pid" ] && live_heap "$java_pid" || true)
+    # shellcheck disable=SC2086
+    rss0=$(qb_status_kb VmRSS $QB_SERVER_PIDS)
+    qb_log "-- $server: opening $IDLE_CONNECTIONS idle TLS connections"
+    client_log="$QB_TMP/idle-tls-client-$server.txt"
+    taskset -c "$QB_CLIENT_CPU" "$JAVA_HOME/bin/java" -Xmx2g -XX:+UseSerialGC -cp "$QB_PEERS_JAR" \
+        dev.quarry.bench.peers.IdleTlsClient --port "$TLS_PORT" --connections "$IDLE_CONNECTIONS" \
+        --open-seconds 300 --hold-seconds 900 </dev/null >"$client_log" 2>&1 &
+    client_pid=$!
+    qb_track "$client_pid"
+    qb_watchdog "$client_pid"
+    deadline=$((SECONDS + 360))
+    while ! grep -q '^READY ' "$client_log" 2>/dev/null && kill -0 "$client_pid" 2>/dev/null && [ $SECONDS -lt $deadline ]; do
+        sleep 0.5
+    done
+    opened=$(sed -n 's/^READY established=\([0-9]*\).*/\1/p' "$client_log")
+    if [ -z "$opened" ] || [ "$opened" = 0 ]; then
+        SKIP[$key]="the client established no connection: $(tail -n1 "$client_log" | cut -c1-120 || true)"
+        qb_kill_pids "$client_pid"
+        qb_stop_server
+        continue
+    fi
+    [ "$opened" -lt "$IDLE_CONNECTIONS" ] && qb_log "warning: $server: only $opened of $IDLE_CONNECTIONS connections"
+    OPENED[$key]=$opened
+    sleep 2 # let the server finish whatever the last responses left behind
+    heap1=$([ -n "$java_pid" ] && live_heap "$java_pid" || true)
+    # shellcheck disable=SC2086
+    rss1=$(qb_status_kb VmRSS $QB_SERVER_PIDS)
+    qb_kill_pids "$client_pid"
+    qb_stop_server
+    if [ -n "$heap0" ] && [ -n "$heap1" ]; then
+        HEAPPER[$key]=$(((heap1 - heap0) / opened))
+    fi
+    RSSPER[$key]=$(((rss1 - rss0) * 1024 / opened))
+done
+
+# ---------------------------------------------------------------------------------------------------------------
 # Report.
 
 label() {
@@ -509,6 +594,20 @@ if [ -n "$OFFLOAD" ]; then
     echo
 fi
 
+if [ -n "$IDLE_SERVERS" ]; then
+    echo "idle TLS connections: live heap (after a full GC) and RSS per connection, (after - before) / connections"
+    printf '%-14s %11s %10s %10s\n' server connections 'heap B/c' 'RSS B/c'
+    for server in $IDLE_SERVERS; do
+        key=idle-$server
+        if [ -n "${SKIP[$key]:-}" ]; then
+            printf '%-14s SKIPPED: %s\n' "$server" "${SKIP[$key]}"
+            continue
+        fi
+        printf '%-14s %11s %10s %10s\n' "$server" "${OPENED[$key]}" "${HEAPPER[$key]:-n/a}" "${RSSPER[$key]}"
+    done
+    echo
+fi
+
 for key in "${!ERR[@]}"; do
     if [ "${ERR[$key]}" -gt 0 ]; then
         echo "WARN $key had ${ERR[$key]} errors (failed/errored/timed-out requests or socket errors + non-2xx)"
@@ -528,6 +627,10 @@ for scenario in "${SCENARIOS[@]}"; do
         "${CPUREQ[quarry/$scenario]:-0}"
 done
 qb_info tls.handshake.vs-netty-jdk "${RPS[quarry/handshake-c16]:-0}" "${RPS[netty-jdk/handshake-c16]:-0}"
+# Heap per idle TLS connection, theirs over ours (fewer bytes is better for Quarry; no growth counts as 1 byte).
+ours_heap=${HEAPPER[idle-quarry]:-}
+[ -n "$ours_heap" ] && [ "$ours_heap" -lt 1 ] && ours_heap=1
+qb_info tls.idle.heap-per-connection.vs-jetty "${HEAPPER[idle-jetty]:-0}" "${ours_heap:-0}"
 # Offload: Quarry's own TLS over haproxy in front of it (req/s; total CPU per request, haproxy's over direct).
 for setup in $OFFLOAD; do
     for scenario in "${OFFLOAD_SCENARIOS[@]}"; do

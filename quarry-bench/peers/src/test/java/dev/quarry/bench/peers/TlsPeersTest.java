@@ -4,7 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -17,6 +20,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -134,6 +138,31 @@ class TlsPeersTest {
                 }
             }
             assertTrue(server.protocols().startsWith("TLS (" + setup.provider.id()), server.protocols());
+        }
+    }
+
+    @Test
+    void idleTlsClientOpensConnectionsThatAnswerAndStayOpen() throws Exception {
+        try (PeerServer server = Peer.JETTY.start(tlsOptions(PeerOptions.TlsProvider.JDK))) {
+            ByteArrayOutputStream output = new ByteArrayOutputStream();
+            List<SSLSocket> open = IdleTlsClient.openAll(
+                    new InetSocketAddress("127.0.0.1", server.port()),
+                    20,
+                    TimeUnit.SECONDS.toNanos(30),
+                    new PrintStream(output, true, StandardCharsets.UTF_8));
+            try {
+                String report = output.toString(StandardCharsets.UTF_8);
+                assertEquals(20, open.size(), report);
+                assertTrue(report.startsWith("READY established=20 failed=0 pending=0"), report);
+                for (SSLSocket socket : open) {
+                    assertTrue(socket.isConnected() && !socket.isClosed());
+                    assertEquals("http/1.1", socket.getApplicationProtocol());
+                }
+            } finally {
+                for (SSLSocket socket : open) {
+                    socket.close();
+                }
+            }
         }
     }
 
