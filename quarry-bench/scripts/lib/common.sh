@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # the QB_* variables are for the scripts that source this file
-# Shared by the load scenarios in quarry-bench/scripts (plaintext.sh, h2.sh, idle-connections.sh): tools, the
+# Shared by the load scenarios in quarry-bench/scripts (plaintext.sh, h2.sh, tls.sh, idle-connections.sh): tools, the
 # servers under test (Quarry, the Java peers, nginx), process bookkeeping, /proc sampling and GOAL lines.
 # Sourced, not run. Expects `set -euo pipefail` and QB_SCENARIO (a short name used for temp files) in the caller.
 #
@@ -137,6 +137,8 @@ qb_require() {
             nginx) package=nginx-light ;;
             curl) package=curl ;;
             taskset) package=util-linux ;;
+            haproxy) package=haproxy ;;
+            openssl) package=openssl ;;
             ss) package=iproute2 ;;
             *) qb_log "error: $command is needed and not installed"; exit 1 ;;
         esac
@@ -185,7 +187,7 @@ qb_header() {
     echo "pinning:  server on core $QB_SERVER_CPU, load generator on core $QB_CLIENT_CPU (taskset)"
     echo "java:     $("$JAVA_HOME/bin/java" -version 2>&1 | head -n1) ($JAVA_HOME)"
     echo "jvm flags (every Java server): $QB_JVM_FLAGS"
-    echo "versions: jetty $(qb_pom_property jetty.version), netty $(qb_pom_property netty.version), vert.x $(qb_pom_property vertx.version), undertow $(qb_pom_property undertow.version), helidon $(qb_pom_property helidon.version), $(nginx -v 2>&1 | sed 's/^nginx version: //')"
+    echo "versions: jetty $(qb_pom_property jetty.version), netty $(qb_pom_property netty.version), vert.x $(qb_pom_property vertx.version), undertow $(qb_pom_property undertow.version), helidon $(qb_pom_property helidon.version), $(if command -v nginx >/dev/null 2>&1; then nginx -v 2>&1 | sed 's/^nginx version: //'; else echo "no nginx"; fi)"
 }
 
 qb_pom_property() { sed -n "s|.*<$1>\(.*\)</$1>.*|\1|p" "$QB_ROOT/pom.xml" | head -n1; }
@@ -199,6 +201,9 @@ QB_SERVER_PID=""
 QB_SERVER_PIDS=""
 QB_SKIP_REASON=""
 QB_READY_CURL_FLAGS=""  # extra curl flags for the readiness check, e.g. --http2-prior-knowledge
+QB_READY_URL=""         # the readiness check's URL, when not http://127.0.0.1:PORT/plaintext (e.g. an https port)
+QB_SERVER_ARGS=""       # extra options for the server started (quarry or a peer), e.g. TLS options
+QB_PEER=""              # the peer to run under another name (see qb_start_server)
 
 qb_start_server() {
     local name=$1 port=$2 nginx_listen=${3:-} log="$QB_TMP/$1.log"
@@ -225,7 +230,7 @@ qb_start_server() {
             # ./quarry passes JAVA_OPTS to the JVM and execs it, so the PID measured is the JVM's.
             JAVA_OPTS="$QB_JVM_FLAGS" QUARRY_JAVA_OPTS="$QB_JVM_FLAGS" \
                 taskset -c "$QB_SERVER_CPU" "$launcher" plaintext --port "$port" --idle-timeout 300 \
-                $extra </dev/null >"$log" 2>&1 &
+                $extra $QB_SERVER_ARGS </dev/null >"$log" 2>&1 &
             ;;
         nginx)
             qb_nginx_config "$port" "$nginx_listen"
@@ -234,8 +239,9 @@ qb_start_server() {
             ;;
         *)
             # shellcheck disable=SC2086 # the flags are words
-            taskset -c "$QB_SERVER_CPU" "$JAVA_HOME/bin/java" $QB_JVM_FLAGS -jar "$QB_PEERS_JAR" "$name" \
-                --port "$port" --idle-timeout 300 </dev/null >"$log" 2>&1 &
+            # QB_PEER: the peer to run when NAME is only the row's label (e.g. netty-openssl runs netty).
+            taskset -c "$QB_SERVER_CPU" "$JAVA_HOME/bin/java" $QB_JVM_FLAGS -jar "$QB_PEERS_JAR" "${QB_PEER:-$name}" \
+                --port "$port" --idle-timeout 300 $QB_SERVER_ARGS </dev/null >"$log" 2>&1 &
             ;;
     esac
     QB_SERVER_PID=$!
@@ -276,7 +282,7 @@ qb_wait_ready() {
             return 1
         fi
         # shellcheck disable=SC2086
-        if [ "$(curl -s -o /dev/null -m 1 -w '%{http_code}' $QB_READY_CURL_FLAGS "http://127.0.0.1:$port/plaintext" 2>/dev/null)" = 200 ]; then
+        if [ "$(curl -s -o /dev/null -m 1 -w '%{http_code}' $QB_READY_CURL_FLAGS "${QB_READY_URL:-http://127.0.0.1:$port/plaintext}" 2>/dev/null)" = 200 ]; then
             return 0
         fi
         sleep 0.5

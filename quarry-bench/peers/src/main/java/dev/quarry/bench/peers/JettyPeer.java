@@ -1,31 +1,40 @@
 package dev.quarry.bench.peers;
 
 import java.nio.ByteBuffer;
+import org.eclipse.jetty.alpn.server.ALPNServerConnectionFactory;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.PreEncodedHttpField;
+import org.eclipse.jetty.http2.HTTP2Cipher;
 import org.eclipse.jetty.http2.server.HTTP2CServerConnectionFactory;
+import org.eclipse.jetty.http2.server.HTTP2ServerConnectionFactory;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.SecureRequestCustomizer;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
 
 /**
  * Jetty 12 core with its default thread pool and connector sizing, HTTP/1.1 and h2c on one connector, and a
- * non-blocking handler that writes a pre-encoded body with pre-encoded header fields.
+ * non-blocking handler that writes a pre-encoded body with pre-encoded header fields. With TLS options the connector
+ * speaks TLS (the JDK's provider) and offers h2 and http/1.1 by ALPN, as Jetty's documentation sets it up.
  *
  * <p>Thread-safe: Jetty's {@link Server} does its own locking; {@link #close()} may be called from any thread.
  */
 final class JettyPeer implements PeerServer {
     private final Server server;
     private final ServerConnector connector;
+    private final boolean secure;
 
-    private JettyPeer(Server server, ServerConnector connector) {
+    private JettyPeer(Server server, ServerConnector connector, boolean secure) {
         this.server = server;
         this.connector = connector;
+        this.secure = secure;
     }
 
     static JettyPeer start(PeerOptions options, String serverName) throws Exception {
@@ -34,9 +43,8 @@ final class JettyPeer implements PeerServer {
         // The Server header is the handler's pre-encoded field; Jetty's own would add its version.
         config.setSendServerVersion(false);
         config.setSendDateHeader(true);
-        // HttpConnection recognises both the HTTP/2 preface and "Upgrade: h2c" when an h2c factory is present.
-        ServerConnector connector = new ServerConnector(
-                server, new HttpConnectionFactory(config), new HTTP2CServerConnectionFactory(config));
+        ServerConnector connector =
+                options.secure() ? tlsConnector(server, config, options.tls()) : cleartextConnector(server, config);
         connector.setHost(options.host());
         connector.setPort(options.port());
         connector.setIdleTimeout(options.idleTimeout().toMillis());
@@ -44,7 +52,32 @@ final class JettyPeer implements PeerServer {
         server.setHandler(new PlaintextHandler(serverName));
         server.setStopTimeout(1000);
         server.start();
-        return new JettyPeer(server, connector);
+        return new JettyPeer(server, connector, options.secure());
+    }
+
+    private static ServerConnector cleartextConnector(Server server, HttpConfiguration config) {
+        // HttpConnection recognises both the HTTP/2 preface and "Upgrade: h2c" when an h2c factory is present.
+        return new ServerConnector(
+                server, new HttpConnectionFactory(config), new HTTP2CServerConnectionFactory(config));
+    }
+
+    private static ServerConnector tlsConnector(Server server, HttpConfiguration config, PeerOptions.Tls tls) {
+        // No SNI host check: the benchmark's clients connect to 127.0.0.1, and a certificate for localhost is fine.
+        config.addCustomizer(new SecureRequestCustomizer(false, false, -1, false));
+        SslContextFactory.Server ssl = new SslContextFactory.Server();
+        ssl.setKeyStorePath(tls.keystore().toAbsolutePath().toString());
+        ssl.setKeyStorePassword(tls.password());
+        ssl.setKeyStoreType("PKCS12");
+        // HTTP/2 forbids some cipher suites: put the ones it accepts first, so that the JDK negotiates one of them.
+        ssl.setCipherComparator(HTTP2Cipher.COMPARATOR);
+        ALPNServerConnectionFactory alpn = new ALPNServerConnectionFactory("h2", "http/1.1");
+        alpn.setDefaultProtocol("http/1.1");
+        return new ServerConnector(
+                server,
+                new SslConnectionFactory(ssl, alpn.getProtocol()),
+                alpn,
+                new HTTP2ServerConnectionFactory(config),
+                new HttpConnectionFactory(config));
     }
 
     @Override
@@ -54,7 +87,7 @@ final class JettyPeer implements PeerServer {
 
     @Override
     public String protocols() {
-        return "http/1.1, h2c (prior knowledge, upgrade)";
+        return secure ? "TLS (jdk): h2, http/1.1 by ALPN" : "http/1.1, h2c (prior knowledge, upgrade)";
     }
 
     @Override

@@ -9,14 +9,24 @@ import java.util.Locale;
  * <p>Immutable; thread-safe.
  */
 public enum Peer {
-    /** Jetty 12 core: a non-blocking handler, HTTP/1.1 and h2c (prior knowledge and upgrade). */
+    /**
+     * Jetty 12 core: a non-blocking handler, HTTP/1.1 and h2c (prior knowledge and upgrade), or with TLS options h2
+     * and HTTP/1.1 by ALPN over the JDK's TLS.
+     */
     JETTY("jetty", "Jetty") {
         @Override
         public PeerServer start(PeerOptions options) throws Exception {
+            if (options.secure() && options.tls().provider() != PeerOptions.TlsProvider.JDK) {
+                throw new IllegalArgumentException(
+                        "jetty serves TLS with the JDK's provider only (--tls-provider jdk)");
+            }
             return JettyPeer.start(options, serverHeader());
         }
     },
-    /** Netty 4.2 on the JDK's NIO transport (the one the goals compare with, like Quarry's and Jetty's). */
+    /**
+     * Netty 4.2 on the JDK's NIO transport (the one the goals compare with, like Quarry's and Jetty's); with TLS
+     * options h2 and HTTP/1.1 by ALPN over the JDK's TLS or, with {@code --tls-provider openssl}, BoringSSL.
+     */
     NETTY("netty", "Netty") {
         @Override
         public PeerServer start(PeerOptions options) throws Exception {
@@ -34,6 +44,7 @@ public enum Peer {
     VERTX("vertx", "Vert.x") {
         @Override
         public PeerServer start(PeerOptions options) throws Exception {
+            requireCleartext(options);
             return VertxPeer.start(options, serverHeader());
         }
     },
@@ -41,6 +52,7 @@ public enum Peer {
     UNDERTOW("undertow", "Undertow") {
         @Override
         public PeerServer start(PeerOptions options) throws Exception {
+            requireCleartext(options);
             return UndertowPeer.start(options, serverHeader());
         }
     },
@@ -48,12 +60,20 @@ public enum Peer {
     HELIDON("helidon", "Helidon") {
         @Override
         public PeerServer start(PeerOptions options) throws Exception {
+            requireCleartext(options);
             return HelidonPeer.start(options, serverHeader());
         }
     };
 
     private final String id;
     private final String serverHeader;
+
+    /** Refuses TLS options for a peer that has no TLS set-up here, rather than serving cleartext on the port. */
+    void requireCleartext(PeerOptions options) {
+        if (options.secure()) {
+            throw new IllegalArgumentException(id + " has no TLS set-up in this module (jetty and netty have)");
+        }
+    }
 
     Peer(String id, String serverHeader) {
         this.id = id;

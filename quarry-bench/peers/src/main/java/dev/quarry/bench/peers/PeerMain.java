@@ -5,7 +5,8 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * Starts one peer server: {@code java -jar quarry-peers.jar <jetty|netty|netty-epoll|vertx|undertow|helidon> [--port N]
- * [--host H] [--idle-timeout SECONDS]}.
+ * [--host H] [--idle-timeout SECONDS] [--tls-keystore FILE.p12 [--tls-password PW] [--tls-provider jdk|openssl]]}
+ * (TLS: jetty and netty only; openssl: netty only).
  *
  * <p>Prints one line, {@code <peer> listening on <host>:<port> (<protocols>) pid <pid>}, once the server accepts
  * connections; the benchmark scripts wait for the port to answer rather than for this line, but a person reads it.
@@ -31,7 +32,8 @@ public final class PeerMain {
         } catch (IllegalArgumentException e) {
             System.err.println("error: " + e.getMessage());
             System.err.println("usage: java -jar quarry-peers.jar <jetty|netty|netty-epoll|vertx|undertow|helidon>"
-                    + " [--port N] [--host H] [--idle-timeout SECONDS]");
+                    + " [--port N] [--host H] [--idle-timeout SECONDS]"
+                    + " [--tls-keystore FILE.p12 [--tls-password PW] [--tls-provider jdk|openssl]]");
             System.exit(2);
             return;
         }
