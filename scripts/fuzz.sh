@@ -10,6 +10,9 @@
 # QUARRY_FUZZ_MAVEN_ARGS adds Maven arguments (e.g. -o). One Maven at a time: the targets run sequentially. Exit status: 0 if no target found anything.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# A JDK >= 21 as .ci/run and ./quarry pick it (JAVA_HOME if it is one), whatever the default java is.
+# shellcheck source=../.ci/jdk.sh
+source "$root/.ci/jdk.sh"
 cd "$root"
 
 # name module test-class#method
