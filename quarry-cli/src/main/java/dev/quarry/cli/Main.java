@@ -33,24 +33,8 @@ public final class Main {
             Environment: JAVA_OPTS are passed to the JVM (e.g. JAVA_OPTS="-Xmx1g"; logging: docs/logging.md).
             """;
 
-    static final String PLAINTEXT_USAGE = """
-            Usage: quarry plaintext [options]
-
-            Serves GET /plaintext -> 200 "Hello, World!" (text/plain, with Server and Date headers).
-
-            Options:
-              --port N                TCP port (default 8080; 0 picks a free one)
-              --host HOST             address to bind (default: all interfaces)
-              --unix PATH             listen on a Unix-domain socket instead of TCP
-              --idle-timeout SECONDS  close connections idle this long (default 30; also 500ms, 5m)
-              --proxy-protocol        accept a PROXY protocol v1/v2 header from the proxy in front
-                                      (haproxy send-proxy-v2, nginx proxy_protocol) on every listener:
-                                      its client address is the one logged and throttled
-              --h2c on|off|only       also speak HTTP/2 cleartext on the same port (default on);
-                                      only: HTTP/2 by prior knowledge only, no HTTP/1.1
-              --virtual-threads on|off  run blocking handlers on virtual threads (default on)
-              --threads N             maximum platform threads (default: 8 per core, at least 16)
-              --selectors N           selector threads (default: 1 per 4 cores, at least 1)
+    /** The connection-limit and HTTPS options, shared by the help of {@code plaintext} and {@code serve}. */
+    static final String CONNECTION_AND_TLS_OPTIONS = """
               --max-connections N     open connections at most; at the cap, accepting pauses
                                       (default: half of ulimit -n beyond 256; 0: no cap)
               --header-timeout DURATION  a request head must arrive within this once begun,
@@ -69,6 +53,27 @@ public final class Main {
               --watch-certs DURATION  reload the certificate files when they change, looking this
                                       often (e.g. 1m); open connections keep their certificate
               --redirect-https        answer every plain-HTTP request with 308 to the HTTPS port
+            """;
+
+    static final String PLAINTEXT_USAGE = """
+            Usage: quarry plaintext [options]
+
+            Serves GET /plaintext -> 200 "Hello, World!" (text/plain, with Server and Date headers).
+
+            Options:
+              --port N                TCP port (default 8080; 0 picks a free one)
+              --host HOST             address to bind (default: all interfaces)
+              --unix PATH             listen on a Unix-domain socket instead of TCP
+              --idle-timeout SECONDS  close connections idle this long (default 30; also 500ms, 5m)
+              --proxy-protocol        accept a PROXY protocol v1/v2 header from the proxy in front
+                                      (haproxy send-proxy-v2, nginx proxy_protocol) on every listener:
+                                      its client address is the one logged and throttled
+              --h2c on|off|only       also speak HTTP/2 cleartext on the same port (default on);
+                                      only: HTTP/2 by prior knowledge only, no HTTP/1.1
+              --virtual-threads on|off  run blocking handlers on virtual threads (default on)
+              --threads N             maximum platform threads (default: 8 per core, at least 16)
+              --selectors N           selector threads (default: 1 per 4 cores, at least 1)
+            """ + CONNECTION_AND_TLS_OPTIONS + """
               --access-log FILE|-     log every request to FILE (appended), or to standard output with -
               --access-log-format combined|json  NCSA combined (default) or JSON lines
               --blocking              answer with a blocking Handler (send(String), on a virtual thread

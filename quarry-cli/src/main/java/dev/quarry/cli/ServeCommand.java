@@ -82,24 +82,7 @@ final class ServeCommand {
               --virtual-threads on|off  blocking handlers on virtual threads (default on)
               --threads N             maximum platform threads (default: 8 per core, at least 16)
               --selectors N           selector threads (default: 1 per 4 cores)
-              --max-connections N     open connections at most; at the cap, accepting pauses
-                                      (default: half of ulimit -n beyond 256; 0: no cap)
-              --header-timeout DURATION  a request head must arrive within this once begun,
-                                      else 408 (default 15s)
-              --min-body-rate RATE    a request body must arrive at least this fast while the handler
-                                      waits for it (e.g. 1k = 1000 bytes/s), else 408 (default: none)
-              --https-port N          also serve HTTPS on port N: h2 and http/1.1 by ALPN
-              --cert FILE --key FILE  its certificate chain and PKCS#8 key (PEM, as nginx takes them);
-                                      repeat both for more certificates, chosen by SNI (the first
-                                      is the default)
-              --keystore FILE         or PKCS#12 keystores, every key entry a certificate (repeatable;
-                                      --keystore-password PW, default empty); neither: a development
-                                      certificate for localhost, made on first use in
-                                      ~/.quarry/dev-cert.p12 (browsers warn about it)
-              --require-sni           refuse TLS clients that name no host, or one no certificate has
-              --watch-certs DURATION  reload the certificate files when they change, looking this
-                                      often (e.g. 1m); open connections keep their certificate
-              --redirect-https        answer every plain-HTTP request with 308 to the HTTPS port
+            """ + Main.CONNECTION_AND_TLS_OPTIONS + """
               --idle-timeout SECONDS  close connections idle this long (default 30; also 500ms, 5m)
               -h, --help              this help
             """;
