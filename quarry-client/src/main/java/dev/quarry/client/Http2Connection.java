@@ -45,7 +45,9 @@ import java.util.function.Consumer;
  * connection's short {@link Http2Lock}): response heads are handed to the exchange (whose future completes on the
  * client's executor) and DATA payloads are copied into the stream's queue ({@link Http2Stream}). The connection window
  * is credited back at once (the streams' windows bound what is buffered); a stream's window only as its reader
- * consumes.
+ * consumes. One thread parses at a time, but not always the selector's (over TLS a wake-up may come from a TLS
+ * thread, and the first reads run on the executor): a read wake-up that comes while another thread still parses makes
+ * that thread read again, it is never dropped.
  *
  * <p><b>Writing.</b> Each request is written by a virtual thread of the client's executor, which waits there for
  * send-window credit (the server's flow control) and for each DATA frame to be written before reading more of a
@@ -66,6 +68,8 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
 
     private static final int IO_BUSY = 1;
     private static final int IO_CLOSED = 2;
+    /** A fill interest fired while another thread was still parsing: that thread reads again before it leaves. */
+    private static final int IO_PENDING_FILL = 4;
 
     private final Destination destination;
     private final HttpClient client;
@@ -558,6 +562,13 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
         if (!enterIo()) {
             return;
         }
+        do {
+            read();
+        } while (leaveIo());
+    }
+
+    /** Parses what is buffered and reads until the endpoint has nothing more, then asks to be called back. */
+    private void read() {
         try {
             ByteBuffer bytes = buffer.byteBuffer();
             while (true) {
@@ -575,6 +586,8 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
                     bytes.flip();
                 }
                 if (n == 0) {
+                    // The callback may run on another thread before this one has left onFillable: over TLS, with
+                    // bytes already buffered, the wake-up comes at once. enterIo() keeps it for this thread then.
                     fillInterested();
                     return;
                 }
@@ -590,20 +603,47 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
         } catch (Throwable x) {
             LOG.log(Level.WARNING, "reading failed on " + this, x);
             endPoint().close(x);
-        } finally {
-            leaveIo();
         }
     }
 
+    /**
+     * @return true if the caller owns the input now; false if the connection is closed, or if another thread owns
+     *     it: that thread then reads again when it leaves, so that a fill interest firing before it left is never
+     *     lost (dropping it stopped the connection's reading for good)
+     */
     private boolean enterIo() {
-        return io.compareAndSet(0, IO_BUSY);
+        while (true) {
+            int state = io.get();
+            if ((state & IO_CLOSED) != 0) {
+                return false;
+            }
+            if ((state & IO_BUSY) != 0) {
+                if (io.compareAndSet(state, state | IO_PENDING_FILL)) {
+                    return false;
+                }
+            } else if (io.compareAndSet(state, IO_BUSY)) {
+                return true;
+            }
+        }
     }
 
-    private void leaveIo() {
-        if (!io.compareAndSet(IO_BUSY, 0)) {
-            // Closed while we parsed: the release of the buffer was left to us.
-            io.set(IO_CLOSED);
-            buffer.release();
+    /** @return true if a fill interest fired meanwhile: the caller, still owning the input, reads again */
+    private boolean leaveIo() {
+        while (true) {
+            int state = io.get();
+            if ((state & IO_CLOSED) != 0) {
+                // Closed while we parsed: the release of the buffer was left to us.
+                io.set(IO_CLOSED);
+                buffer.release();
+                return false;
+            }
+            if ((state & IO_PENDING_FILL) != 0) {
+                if (io.compareAndSet(state, IO_BUSY)) {
+                    return true;
+                }
+            } else if (io.compareAndSet(state, 0)) {
+                return false;
+            }
         }
     }
 
@@ -973,14 +1013,14 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
         }
         while (true) {
             int state = io.get();
-            if (state == IO_CLOSED || state == (IO_BUSY | IO_CLOSED)) {
+            if ((state & IO_CLOSED) != 0) {
                 return;
             }
-            if (state == IO_BUSY) {
-                if (io.compareAndSet(IO_BUSY, IO_BUSY | IO_CLOSED)) {
+            if ((state & IO_BUSY) != 0) {
+                if (io.compareAndSet(state, state | IO_CLOSED)) {
                     return; // the parsing thread releases the buffer when it leaves
                 }
-            } else if (io.compareAndSet(0, IO_CLOSED)) {
+            } else if (io.compareAndSet(state, IO_CLOSED)) {
                 buffer.release();
                 return;
             }

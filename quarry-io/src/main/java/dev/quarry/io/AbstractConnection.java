@@ -10,8 +10,12 @@ import java.util.Objects;
  * tells the selector whether handling its bytes may block (and must then not run on the producing thread unless
  * production was handed over).
  *
- * <p>Thread-safety: {@link #onFillable()} runs on one thread at a time, because a new fill interest is only
- * registered after the previous callback ran.
+ * <p>Thread-safety: each fill interest calls {@link #onFillable()} once, so the calls follow one another, with one
+ * exception that subclasses must handle: an interest registered from inside {@link #onFillable()} may fire on another
+ * thread before that call has returned. A TLS endpoint that already holds bytes for the reader (decrypted, or whole
+ * records, or after a post-handshake task) wakes it at once, on another thread. A subclass that guards its input
+ * against overlapping calls must therefore keep such a wake-up for the thread still inside, never drop it: a dropped
+ * wake-up stops the connection's reading for good.
  */
 public abstract class AbstractConnection implements Connection {
     private final EndPoint endPoint;
