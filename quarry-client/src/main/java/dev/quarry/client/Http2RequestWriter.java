@@ -75,8 +75,12 @@ final class Http2RequestWriter {
     }
 
     private Http2Flusher.Frame headers(Http2Stream stream, HttpRequest request, OptionalLong length, boolean noBody) {
-        HttpFields fields =
-                Http2RequestFields.of(request, length, client.userAgent(), ContentDecoding.offersGzip(client, request));
+        HttpFields fields = Http2RequestFields.of(
+                request,
+                length,
+                client.userAgent(),
+                ContentDecoding.offersGzip(client, request),
+                stream.exchange.cookie());
         String scheme = request.origin().isSecure() ? "https" : "http";
         String authority = request.origin().authority();
         String path = request.target();
