@@ -240,9 +240,10 @@ public final class HttpRequest {
          *     head, and the body only once the server answered {@code 100 Continue}, or after the client's
          *     {@linkplain HttpClient.Builder#continueTimeout continue timeout} without an answer. If the server gives
          *     its final response first (417, 401, 413...), the body is never sent and that response is the request's
-         *     (over HTTP/1.1 the connection is then closed, since the server may not know where the request ends).
-         *     Worth it for large bodies the server may refuse; a request without a body does not wait. Setting
-         *     the field with {@link #header(String, String)} does the same
+         *     (over HTTP/1.1 the connection is then closed, since the server may not know where the request ends;
+         *     over HTTP/2 the stream is reset once the response ended). Worth it for large bodies the server may
+         *     refuse; a request without a body does not wait. Setting the field with {@link #header(String, String)}
+         *     does the same
          * @return this builder
          */
         public Builder expectContinue(boolean expect) {

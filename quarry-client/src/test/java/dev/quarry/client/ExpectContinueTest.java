@@ -5,10 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.quarry.core.buffer.ByteBufferPool;
 import dev.quarry.core.test.LeakTrackingPoolExtension;
+import dev.quarry.http.h2.Http2Settings;
 import dev.quarry.server.Server;
 import java.io.ByteArrayInputStream;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -142,6 +144,67 @@ class ExpectContinueTest {
                     .timeout(Duration.ofSeconds(10))
                     .build();
             assertEquals("ok", client.send(post).asString());
+        }
+    }
+
+    @Test
+    void overHttp2TheBodyWaitsForA100Too(ByteBufferPool pool) throws Exception {
+        try (FakeH2Server fake = new FakeH2Server(new Http2Settings(), (connection, streamId, head, out) -> {
+            assertEquals("100-continue", head.fields().get("expect").orElse("-"));
+            out.headers(streamId, 100, false);
+        })) {
+            fake.onData((streamId, endStream, out) -> {
+                if (endStream) {
+                    out.headers(streamId, 200, false);
+                    out.data(streamId, "got " + fake.dataBytes.get(), true);
+                }
+            });
+            client = HttpClient.builder()
+                    .bufferPool(pool)
+                    .http2(true)
+                    .continueTimeout(LONG)
+                    .build();
+            HttpRequest post = HttpRequest.newBuilder(fake.uri("/upload"))
+                    .POST(RequestBody.of(body(10_000)))
+                    .expectContinue(true)
+                    .timeout(Duration.ofSeconds(10))
+                    .build();
+            assertEquals("got 10000", client.send(post).asString());
+        }
+    }
+
+    @Test
+    void overHttp2AFinalStatusFirstMeansNoDataAndTheConnectionServesOn(ByteBufferPool pool) throws Exception {
+        try (FakeH2Server fake = new FakeH2Server(new Http2Settings(), (connection, streamId, head, out) -> {
+            if (head.method().equals("POST")) {
+                out.headers(streamId, 417, true);
+            } else {
+                out.headers(streamId, 200, false);
+                out.data(streamId, "ok", true);
+            }
+        })) {
+            client = HttpClient.builder()
+                    .bufferPool(pool)
+                    .http2(true)
+                    .continueTimeout(LONG)
+                    .build();
+            HttpRequest post = HttpRequest.newBuilder(fake.uri("/upload"))
+                    .POST(RequestBody.of(body(1_000_000)))
+                    .expectContinue(true)
+                    .timeout(Duration.ofSeconds(10))
+                    .build();
+            HttpResponse response = client.send(post);
+            assertEquals(417, response.status());
+            assertEquals("", response.asString());
+            // The request ends with RST_STREAM CANCEL once the response did (RFC 9113 8.1), without a DATA frame.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (fake.resets.isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertEquals(List.of("1 CANCEL"), List.copyOf(fake.resets));
+            assertEquals(0, fake.dataBytes.get(), "request content the server received");
+            assertEquals("ok", client.send(HttpRequest.get(fake.uri("/next"))).asString());
+            assertEquals(1, fake.accepted.get());
         }
     }
 
