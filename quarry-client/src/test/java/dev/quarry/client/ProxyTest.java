@@ -160,6 +160,42 @@ class ProxyTest {
     }
 
     @Test
+    void theTunnelCarriesH2WhenTheOriginChoosesIt(ByteBufferPool pool) throws Exception {
+        proxy = new TestProxy(null);
+        client = HttpClient.builder()
+                .bufferPool(pool)
+                .sslContext(TestCertificates.ec().clientContext())
+                .http2(true)
+                .proxy("127.0.0.1", proxy.port())
+                .requestTimeout(Duration.ofSeconds(10))
+                .build();
+        String uri = "https://localhost:" + httpsPort() + "/hello";
+        assertEquals(
+                "Hello over https HTTP/2.0", client.send(HttpRequest.get(uri)).asString());
+        assertEquals(List.of("CONNECT localhost:" + httpsPort() + " HTTP/1.1"), List.copyOf(proxy.requests));
+    }
+
+    @Test
+    void aProxyThatNeverAnswersTheCONNECTTimesOut(ByteBufferPool pool) throws Exception {
+        try (FakeServer silent = new FakeServer((index, socket, in, out) -> {
+            FakeServer.readHead(in);
+            in.transferTo(java.io.OutputStream.nullOutputStream()); // until the client gives up
+        })) {
+            int port = java.net.URI.create(silent.uri("/")).getPort();
+            client = HttpClient.builder()
+                    .bufferPool(pool)
+                    .sslContext(TestCertificates.ec().clientContext())
+                    .proxy("127.0.0.1", port)
+                    .connectTimeout(Duration.ofMillis(300))
+                    .build();
+            String uri = "https://localhost:" + httpsPort() + "/hello";
+            java.net.SocketTimeoutException timeout =
+                    assertThrows(java.net.SocketTimeoutException.class, () -> client.send(HttpRequest.get(uri)));
+            assertTrue(timeout.getMessage().contains("timed out after 300 ms"), timeout.getMessage());
+        }
+    }
+
+    @Test
     void aProxyAndAUnixSocketAreExclusive() {
         HttpClient.Builder builder =
                 HttpClient.builder().proxy("127.0.0.1", 3128).unixDomainSocket(java.nio.file.Path.of("/tmp/x.sock"));
