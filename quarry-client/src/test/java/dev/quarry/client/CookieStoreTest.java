@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.quarry.core.buffer.ByteBufferPool;
 import dev.quarry.core.test.LeakTrackingPoolExtension;
+import dev.quarry.http.HttpVersion;
 import dev.quarry.server.Server;
 import java.net.CookieManager;
 import java.net.CookieStore;
@@ -75,6 +76,24 @@ class CookieStoreTest {
         // An expired cookie is removed.
         assertEquals("bye", client.send(HttpRequest.get(base + "/logout")).asString());
         assertEquals("(none)", client.send(HttpRequest.get(base + "/cookies")).asString());
+    }
+
+    @Test
+    void cookiesGoOverHttp2Too(ByteBufferPool pool) throws Exception {
+        CookieStore store = new CookieManager().getCookieStore();
+        client = HttpClient.builder()
+                .bufferPool(pool)
+                .http2(true)
+                .cookieStore(store)
+                .build();
+        assertEquals(
+                "session=abc123", client.send(HttpRequest.get(base + "/login")).asString());
+        HttpRequest own = HttpRequest.newBuilder(base + "/admin/cookies")
+                .header("Cookie", "theme=dark")
+                .build();
+        HttpResponse response = client.send(own);
+        assertEquals(HttpVersion.HTTP_2, response.version());
+        assertEquals("theme=dark; admin=yes; session=abc123", response.asString());
     }
 
     @Test
