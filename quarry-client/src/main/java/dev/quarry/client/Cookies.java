@@ -43,8 +43,9 @@ final class Cookies {
                     append(value, cookie);
                 }
             }
-        } catch (IOException | IllegalArgumentException x) {
-            LOG.log(Level.DEBUG, "no cookies for {0}: {1}", request, x);
+        } catch (IOException | RuntimeException x) {
+            // The application's store failed: the request goes without its cookies rather than not at all.
+            LOG.log(Level.WARNING, "no cookies for {0}: the cookie store failed: {1}", request, x);
         }
         // Without stored cookies, the request's own field goes as it is.
         return value.length() == own ? null : value.toString();
@@ -68,8 +69,9 @@ final class Cookies {
         }
         try {
             manager.put(response.request().uri(), Map.of("Set-Cookie", set));
-        } catch (IOException | IllegalArgumentException x) {
-            LOG.log(Level.DEBUG, "cookies of {0} not stored: {1}", response.request(), x);
+        } catch (IOException | RuntimeException x) {
+            // Invalid Set-Cookie values are skipped by the CookieManager itself: this is the store failing.
+            LOG.log(Level.WARNING, "cookies of {0} not stored: the cookie store failed: {1}", response.request(), x);
         }
     }
 }

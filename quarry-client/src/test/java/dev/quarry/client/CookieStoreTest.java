@@ -9,6 +9,8 @@ import dev.quarry.server.Server;
 import java.net.CookieManager;
 import java.net.CookieStore;
 import java.net.HttpCookie;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -105,6 +107,29 @@ class CookieStoreTest {
         store.add(java.net.URI.create(base + "/"), cookie);
         client = HttpClient.builder().bufferPool(pool).cookieStore(store).build();
         assertEquals("token=t1", client.send(HttpRequest.get(base + "/cookies")).asString());
+    }
+
+    @Test
+    void aFailingStoreCostsTheCookiesNotTheRequest(ByteBufferPool pool) throws Exception {
+        CookieStore broken = new CookieManager().getCookieStore();
+        CookieStore failing = (CookieStore) java.lang.reflect.Proxy.newProxyInstance(
+                CookieStore.class.getClassLoader(), new Class<?>[] {CookieStore.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("add") || method.getName().equals("get")) {
+                        throw new IllegalStateException("the store is broken");
+                    }
+                    return method.invoke(broken, args);
+                });
+        client = HttpClient.builder()
+                .bufferPool(pool)
+                .cookieStore(failing)
+                .requestTimeout(Duration.ofSeconds(10))
+                .build();
+        assertEquals("(none)", client.send(HttpRequest.get(base + "/login")).asString());
+        assertEquals(
+                "(none)",
+                client.sendAsync(HttpRequest.get(base + "/login"))
+                        .get(10, TimeUnit.SECONDS)
+                        .asString());
     }
 
     @Test
