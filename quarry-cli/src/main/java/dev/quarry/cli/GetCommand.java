@@ -1,6 +1,7 @@
 package dev.quarry.cli;
 
 import dev.quarry.client.HttpClient;
+import dev.quarry.client.HttpProxy;
 import dev.quarry.client.HttpRequest;
 import dev.quarry.client.HttpResponse;
 import dev.quarry.client.RequestBody;
@@ -47,12 +48,15 @@ final class GetCommand {
               --no-follow             do not follow redirects
               --max-time DURATION     fail if the whole exchange takes longer (e.g. 10s, 500ms)
               --unix PATH             connect to a Unix-domain socket (e.g. quarry serve --unix PATH)
+              -x, --proxy [USER:PASSWORD@]HOST:PORT
+                                      go through an HTTP proxy: CONNECT tunnels for https,
+                                      absolute-form requests for http
               -h, --help              this help
 
             Without --http2, requests use HTTP/1.1 (over TLS for https).
             """;
 
-    static final Set<String> OPTIONS = Set.of("output", "method", "data", "header", "max-time", "unix");
+    static final Set<String> OPTIONS = Set.of("output", "method", "data", "header", "max-time", "unix", "proxy");
     static final Set<String> FLAGS = Set.of("verbose", "insecure", "compressed", "no-follow", "http2");
     private static final Map<String, String> SHORT = Map.of(
             "-v", "--verbose",
@@ -61,6 +65,7 @@ final class GetCommand {
             "-d", "--data",
             "-H", "--header",
             "-k", "--insecure",
+            "-x", "--proxy",
             "-L", "");
 
     private GetCommand() {}
@@ -99,6 +104,12 @@ final class GetCommand {
             builder.sslContext(trustingEverything()).verifyHostnames(false);
         }
         options.string("unix").ifPresent(path -> builder.unixDomainSocket(Path.of(path)));
+        if (options.string("proxy").isPresent()) {
+            if (options.string("unix").isPresent()) {
+                throw new Options.UsageException("--proxy and --unix exclude each other");
+            }
+            builder.proxy(proxy(options.string("proxy").get()));
+        }
         try (HttpClient client = builder.build()) {
             Duration maxTime =
                     options.string("max-time").isPresent() ? options.duration("max-time", Duration.ZERO) : null;
@@ -119,6 +130,46 @@ final class GetCommand {
             }
             return response.status() < 400 ? 0 : 1;
         }
+    }
+
+    /**
+     * @param value {@code [http://][USER:PASSWORD@]HOST:PORT}, as curl's {@code -x} takes it ({@code [::1]:PORT} for
+     *     an IPv6 literal)
+     * @return the proxy
+     */
+    static HttpProxy proxy(String value) {
+        String rest = value.regionMatches(true, 0, "http://", 0, 7) ? value.substring(7) : value;
+        if (rest.endsWith("/")) {
+            rest = rest.substring(0, rest.length() - 1);
+        }
+        String credentials = null;
+        int at = rest.lastIndexOf('@');
+        if (at >= 0) {
+            credentials = rest.substring(0, at);
+            rest = rest.substring(at + 1);
+        }
+        int colon = rest.lastIndexOf(':');
+        if (colon <= 0 || colon == rest.length() - 1 || (rest.startsWith("[") && rest.charAt(colon - 1) != ']')) {
+            throw new Options.UsageException("--proxy needs HOST:PORT, e.g. 127.0.0.1:3128, not '" + value + "'");
+        }
+        String host = rest.substring(0, colon);
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        HttpProxy proxy;
+        try {
+            proxy = HttpProxy.of(host, Integer.parseInt(rest.substring(colon + 1)));
+        } catch (IllegalArgumentException x) {
+            throw new Options.UsageException("invalid --proxy '" + value + "': " + x.getMessage());
+        }
+        if (credentials != null) {
+            int separator = credentials.indexOf(':');
+            if (separator < 0) {
+                throw new Options.UsageException("--proxy credentials are USER:PASSWORD, in '" + value + "'");
+            }
+            proxy = proxy.basicAuth(credentials.substring(0, separator), credentials.substring(separator + 1));
+        }
+        return proxy;
     }
 
     /**

@@ -4,6 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.quarry.server.Server;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
@@ -127,6 +134,46 @@ class GetCommandTest {
         CliRun run = run("get", "--unix", dir.resolve("quarry.sock").toString(), "http://localhost/hello");
         assertEquals(0, run.status(), run.err());
         assertEquals("Hello over http", run.out());
+    }
+
+    @Test
+    void goesThroughAProxyWithItsCredentials() throws Exception {
+        // A proxy that answers every request itself, with the request line and credentials it got.
+        try (ServerSocket proxy = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            Thread.ofVirtual().start(() -> {
+                try (Socket socket = proxy.accept()) {
+                    BufferedReader in = new BufferedReader(
+                            new InputStreamReader(socket.getInputStream(), StandardCharsets.ISO_8859_1));
+                    String line = in.readLine();
+                    String authorization = "-";
+                    for (String field = in.readLine(); !field.isEmpty(); field = in.readLine()) {
+                        if (field.startsWith("Proxy-Authorization: ")) {
+                            authorization = field.substring(21);
+                        }
+                    }
+                    String body = line + " " + authorization;
+                    socket.getOutputStream()
+                            .write(("HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: " + body.length()
+                                            + "\r\n\r\n" + body)
+                                    .getBytes(StandardCharsets.ISO_8859_1));
+                } catch (IOException x) {
+                    // the test fails on what the client printed
+                }
+            });
+            CliRun run = run("get", "-x", "user:secret@127.0.0.1:" + proxy.getLocalPort(), "http://example.test/a?b");
+            assertEquals(0, run.status(), run.err());
+            assertEquals("GET http://example.test/a?b HTTP/1.1 Basic dXNlcjpzZWNyZXQ=", run.out());
+        }
+    }
+
+    @Test
+    void aBadProxyIsNamed() {
+        CliRun port = run("get", "--proxy", "127.0.0.1", url("/hello"));
+        assertEquals(2, port.status());
+        assertTrue(port.err().contains("--proxy needs HOST:PORT"), port.err());
+        CliRun both = run("get", "-x", "127.0.0.1:3128", "--unix", "/tmp/none.sock", url("/hello"));
+        assertEquals(2, both.status());
+        assertTrue(both.err().contains("--proxy and --unix exclude each other"), both.err());
     }
 
     @Test

@@ -5,6 +5,7 @@ import dev.quarry.core.timer.Timeout;
 import dev.quarry.io.EndPoint;
 import dev.quarry.io.SelectorManager;
 import dev.quarry.io.TlsConnection;
+import java.io.EOFException;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.net.ConnectException;
@@ -42,6 +43,8 @@ final class Destination {
 
     private final Origin origin;
     private final HttpClient client;
+    // The proxy requests to this origin go through, or null: fixed per origin, since a client has one proxy setting.
+    private final HttpProxy proxy;
     private final Pool<ClientConnection> pool;
     private final ConcurrentLinkedDeque<Exchange> queue = new ConcurrentLinkedDeque<>();
     private final AtomicInteger queued = new AtomicInteger();
@@ -57,6 +60,7 @@ final class Destination {
     Destination(Origin origin, HttpClient client) {
         this.origin = origin;
         this.client = client;
+        this.proxy = client.proxyFor(origin);
         this.pool = Pool.<ClientConnection>builder(client.maxConnectionsPerDestination())
                 .maxUsage(client.maxUsagePerConnection())
                 .cacheSize(client.threadLocalCacheSize())
@@ -65,6 +69,16 @@ final class Destination {
 
     Origin origin() {
         return origin;
+    }
+
+    /** @return the proxy the connections go to, or null when they go to the origin */
+    HttpProxy proxy() {
+        return proxy;
+    }
+
+    /** @return whether requests go to a proxy that forwards them (an {@code http} origin): in absolute-form */
+    boolean forwardsThroughProxy() {
+        return proxy != null && !origin.isSecure();
     }
 
     /** Queues an exchange, or fails it at once if the queue is full. */
@@ -151,9 +165,14 @@ final class Destination {
             Path unix = client.unixDomainSocket();
             SocketAddress address = unix != null
                     ? UnixDomainSocketAddress.of(unix)
-                    : new InetSocketAddress(origin.host(), origin.port());
+                    : proxy != null
+                            ? new InetSocketAddress(proxy.host(), proxy.port())
+                            : new InetSocketAddress(origin.host(), origin.port());
             if (address instanceof InetSocketAddress inet && inet.isUnresolved()) {
-                connectFailed(entry, new UnknownHostException("cannot resolve host '" + origin.host() + "'"));
+                connectFailed(
+                        entry,
+                        new UnknownHostException("cannot resolve host '" + inet.getHostString() + "'"
+                                + (proxy != null ? " (the proxy of " + origin + ")" : "")));
                 return;
             }
             Attempt attempt = new Attempt();
@@ -163,6 +182,10 @@ final class Destination {
                             endPoint -> {
                                 if (!origin.isSecure()) {
                                     attempt.done();
+                                    if (proxy != null) {
+                                        // Forwarded in absolute-form: HTTP/1.1 only (no h2c through a proxy).
+                                        return new HttpConnection(endPoint, this, client, entry, false);
+                                    }
                                     // h2c by prior knowledge (RFC 9113 3.3): the preface is the first thing sent.
                                     if (client.http2() && !client.h2cUpgrade()) {
                                         return new Http2Connection(endPoint, this, client, entry);
@@ -170,25 +193,34 @@ final class Destination {
                                     return new HttpConnection(
                                             endPoint, this, client, entry, client.http2() && client.h2cUpgrade());
                                 }
-                                // The connect timeout covers the handshake too: done once it completed.
+                                // The connect timeout covers the tunnel and the handshake too: done once it completed.
                                 attempt.handshaking(endPoint);
-                                return new TlsConnection(
-                                        endPoint,
-                                        client.tls().newEngine(origin),
-                                        client.bufferPool(),
-                                        client.executor(),
-                                        client.executor(),
-                                        tls -> {
-                                            attempt.done();
-                                            // The protocol the server chose by ALPN (RFC 7301) decides the connection.
-                                            return ClientTls.H2.equals(tls.applicationProtocol())
-                                                    ? new Http2Connection(tls.decryptedEndPoint(), this, client, entry)
-                                                    : new HttpConnection(
-                                                            tls.decryptedEndPoint(), this, client, entry, false);
-                                        });
+                                if (proxy != null) {
+                                    return new ProxyTunnel(
+                                            endPoint,
+                                            origin,
+                                            proxy,
+                                            client.maxResponseHeaderSize(),
+                                            tunnel -> tls(tunnel, entry, attempt));
+                                }
+                                return tls(endPoint, entry, attempt);
                             },
                             endPoint -> {
-                                if (endPoint.connection() instanceof TlsConnection tls && !tls.isHandshakeComplete()) {
+                                if (endPoint.connection() instanceof ProxyTunnel tunnel) {
+                                    attempt.done();
+                                    IOException timedOut = attempt.timedOut;
+                                    IOException failure = tunnel.failure();
+                                    connectFailed(
+                                            entry,
+                                            timedOut != null
+                                                    ? timedOut
+                                                    : failure != null
+                                                            ? failure
+                                                            : new EOFException("the connection to proxy " + proxy
+                                                                    + " closed before its tunnel to " + origin
+                                                                    + " was open"));
+                                } else if (endPoint.connection() instanceof TlsConnection tls
+                                        && !tls.isHandshakeComplete()) {
                                     attempt.done();
                                     IOException timedOut = attempt.timedOut;
                                     connectFailed(entry, timedOut != null ? timedOut : handshakeFailure(tls));
@@ -215,6 +247,22 @@ final class Destination {
                 }
             }
         });
+    }
+
+    private TlsConnection tls(EndPoint endPoint, Pool.Entry<ClientConnection> entry, Attempt attempt) {
+        return new TlsConnection(
+                endPoint,
+                client.tls().newEngine(origin),
+                client.bufferPool(),
+                client.executor(),
+                client.executor(),
+                tls -> {
+                    attempt.done();
+                    // The protocol the server chose by ALPN (RFC 7301) decides the connection.
+                    return ClientTls.H2.equals(tls.applicationProtocol())
+                            ? new Http2Connection(tls.decryptedEndPoint(), this, client, entry)
+                            : new HttpConnection(tls.decryptedEndPoint(), this, client, entry, false);
+                });
     }
 
     private IOException handshakeFailure(TlsConnection tls) {
@@ -273,10 +321,13 @@ final class Destination {
         IOException cause;
         if (failure instanceof SocketTimeoutException
                 || failure instanceof UnknownHostException
-                || failure instanceof SSLHandshakeException) {
+                || failure instanceof SSLHandshakeException
+                || failure instanceof ProxyConnectException
+                || failure instanceof BadResponseException) {
             cause = (IOException) failure;
         } else {
-            cause = new ConnectException("cannot connect to " + origin + ": " + failure);
+            cause = new ConnectException("cannot connect to "
+                    + (proxy != null ? "proxy " + proxy + " (for " + origin + ")" : origin) + ": " + failure);
             cause.initCause(failure);
         }
         LOG.log(Level.DEBUG, "connect to {0} failed: {1}", origin, failure);
@@ -428,7 +479,8 @@ final class Destination {
     @Override
     public String toString() {
         DestinationStatistics s = statistics();
-        return "Destination{" + origin + ", queued=" + s.queued() + "/" + client.maxQueuedPerDestination()
+        return "Destination{" + origin + (proxy != null ? " via proxy " + proxy : "") + ", queued=" + s.queued() + "/"
+                + client.maxQueuedPerDestination()
                 + ", pool=" + s.connections() + "/" + pool.maxEntries() + " (idle=" + s.idle() + ", inUse=" + s.inUse()
                 + ", connecting=" + s.connecting() + "), open=" + s.open() + ", maxOpen=" + s.maxOpen() + ", opened="
                 + s.opened() + ", closed=" + s.closed() + ", exchanges=" + s.exchanges() + ", retries=" + s.retries()

@@ -22,6 +22,9 @@ final class Exchange {
     final HttpRequest request;
     final CompletableFuture<HttpResponse> future = new CompletableFuture<>();
     private final Executor executor;
+    private final Cookies cookies; // null without a cookie store
+    // The Cookie value to send in place of the request's own fields, or null; set before the exchange is queued.
+    private volatile String cookie;
     private final AtomicInteger state = new AtomicInteger(PENDING);
     private volatile Destination destination;
     private volatile ClientConnection connection;
@@ -30,9 +33,21 @@ final class Exchange {
     private volatile boolean retried;
     private int refusals; // written by the connection's parsing thread only
 
-    Exchange(HttpRequest request, Executor executor) {
+    /** @param cookies where the response's cookies go, or null */
+    Exchange(HttpRequest request, Executor executor, Cookies cookies) {
         this.request = request;
         this.executor = executor;
+        this.cookies = cookies;
+    }
+
+    /** @param value the {@code Cookie} value to send in place of the request's own fields, or null */
+    void cookie(String value) {
+        this.cookie = value;
+    }
+
+    /** @return the {@code Cookie} value to send in place of the request's own fields, or null to send them */
+    String cookie() {
+        return cookie;
     }
 
     void destination(Destination destination) {
@@ -56,7 +71,16 @@ final class Exchange {
         if (!state.compareAndSet(PENDING, DELIVERED)) {
             return false;
         }
-        executor.execute(() -> future.complete(response));
+        if (cookies == null) {
+            executor.execute(() -> future.complete(response));
+        } else {
+            // Stored before the application (or the redirect that follows) sees the response; off the selector, as
+            // the store may lock.
+            executor.execute(() -> {
+                cookies.store(response);
+                future.complete(response);
+            });
+        }
         return true;
     }
 

@@ -385,6 +385,7 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
         if (writer != null) {
             LockSupport.unpark(writer);
         }
+        stream.continued(false); // a writer waiting for 100 Continue stops
         if (reset != null && id != 0) {
             offerControl(out -> generator.rstStream(out, id, reset));
         }
@@ -660,16 +661,57 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
     /** Wakes the request writer waiting for credit, so that it sees its stream ended. */
     void wakeWriter(Http2Stream stream) {
         Thread writer;
+        int withheld = 0;
         lock.lock();
         try {
             writer = stream.creditWaiter;
             stream.creditWaiter = null;
+            if (stream.bodyWithheld && stream.remoteEnded && !stream.requestEnded && !stream.closed) {
+                stream.bodyWithheld = false;
+                withheld = stream.id;
+            }
         } finally {
             lock.unlock();
         }
         if (writer != null) {
             LockSupport.unpark(writer);
         }
+        if (withheld != 0) {
+            endWithheld(stream, withheld);
+        }
+    }
+
+    /**
+     * The writer withholds the body (a final response came before {@code 100 Continue}): the request ends at once if
+     * the response already did, else when it does ({@link #wakeWriter}).
+     */
+    void withholdBody(Http2Stream stream) {
+        int id = 0;
+        lock.lock();
+        try {
+            if (stream.closed || stream.requestEnded) {
+                return;
+            }
+            if (stream.remoteEnded) {
+                id = stream.id;
+            } else {
+                stream.bodyWithheld = true;
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (id != 0) {
+            endWithheld(stream, id);
+        }
+    }
+
+    /**
+     * Ends a request whose body was withheld, once its response ended: RST_STREAM CANCEL (RFC 9113 8.1: the response
+     * stands), as when the server answers before the whole body was sent; the connection stays usable.
+     */
+    private void endWithheld(Http2Stream stream, int id) {
+        offerControl(out -> generator.rstStream(out, id, ErrorCode.CANCEL));
+        requestEnded(stream);
     }
 
     @Override

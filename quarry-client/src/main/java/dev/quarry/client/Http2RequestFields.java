@@ -18,13 +18,15 @@ final class Http2RequestFields {
      * @param length the body's length, or empty if unknown (HTTP/2 frames the content itself: no chunked coding)
      * @param userAgent the User-Agent to add unless the request has one; empty for none
      * @param acceptGzip whether to add {@code Accept-Encoding: gzip}
+     * @param cookie the {@code Cookie} value to send in place of the request's own {@code Cookie} fields, or null
      * @return the fields
      */
-    static HttpFields of(HttpRequest request, OptionalLong length, String userAgent, boolean acceptGzip) {
-        HttpFields fields = new HttpFields(request.headers().size() + 3);
+    static HttpFields of(
+            HttpRequest request, OptionalLong length, String userAgent, boolean acceptGzip, String cookie) {
+        HttpFields fields = new HttpFields(request.headers().size() + 4);
         boolean agent = false;
         for (HttpField field : request.headers()) {
-            if (field.is(HttpHeader.HOST)) {
+            if (field.is(HttpHeader.HOST) || (cookie != null && field.is(HttpHeader.COOKIE))) {
                 continue;
             }
             agent |= field.is(HttpHeader.USER_AGENT);
@@ -35,6 +37,9 @@ final class Http2RequestFields {
         }
         if (acceptGzip) {
             fields.add(HttpHeader.ACCEPT_ENCODING, "gzip");
+        }
+        if (cookie != null) {
+            fields.add(HttpHeader.COOKIE, cookie);
         }
         if (length.isPresent() && (length.getAsLong() > 0 || expectsContent(request.method()))) {
             fields.add(HttpHeader.CONTENT_LENGTH, Long.toString(length.getAsLong()));

@@ -11,6 +11,10 @@ import java.io.InterruptedIOException;
 import java.nio.BufferOverflowException;
 import java.nio.ByteBuffer;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -55,8 +59,18 @@ final class Http2RequestWriter {
             OptionalLong length = body.length();
             byte[] bytes = body.bytes();
             boolean noBody = bytes != null ? bytes.length == 0 : length.isPresent() && length.getAsLong() == 0;
+            if (!noBody && request.expectsContinue()) {
+                stream.continued = new CompletableFuture<>();
+            }
             flusher.offer(headers(stream, request, length, noBody));
             if (noBody) {
+                return;
+            }
+            CompletableFuture<Boolean> expecting = stream.continued;
+            if (expecting != null && !awaitContinue(expecting)) {
+                if (stream.failure == null) {
+                    connection.withholdBody(stream);
+                }
                 return;
             }
             if (bytes != null) {
@@ -74,9 +88,30 @@ final class Http2RequestWriter {
         }
     }
 
+    /**
+     * @return true to send the body: the server answered 100, or said nothing within the continue timeout; false if
+     *     its final response or a failure came first
+     */
+    private boolean awaitContinue(CompletableFuture<Boolean> expecting) throws IOException {
+        try {
+            return expecting.get(client.continueTimeoutMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException x) {
+            return true;
+        } catch (ExecutionException x) {
+            return false;
+        } catch (InterruptedException x) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted waiting for 100 Continue");
+        }
+    }
+
     private Http2Flusher.Frame headers(Http2Stream stream, HttpRequest request, OptionalLong length, boolean noBody) {
-        HttpFields fields =
-                Http2RequestFields.of(request, length, client.userAgent(), ContentDecoding.offersGzip(client, request));
+        HttpFields fields = Http2RequestFields.of(
+                request,
+                length,
+                client.userAgent(),
+                ContentDecoding.offersGzip(client, request),
+                stream.exchange.cookie());
         String scheme = request.origin().isSecure() ? "https" : "http";
         String authority = request.origin().authority();
         String path = request.target();

@@ -202,8 +202,12 @@ final class Http2ResponseReader {
                         ErrorCode.PROTOCOL_ERROR,
                         false);
             }
+            if (status == 100) {
+                stream.continued(true);
+            }
             return; // 1xx: the final response follows
         }
+        stream.continued(false); // a final response before 100 Continue: the body is not sent
         boolean complete = false;
         boolean done = false;
         lock.lock();

@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * One exchange on an {@link Http2Connection}: its stream id (given when its HEADERS frame is generated), its
@@ -41,6 +42,13 @@ final class Http2Stream implements ResponseContent.Source {
     volatile boolean closed;
 
     volatile Throwable failure;
+    /**
+     * {@code Expect: 100-continue} (RFC 9110 10.1.1): completed true by a 100, false by the final response or a
+     * failure; the writer waits on it between the HEADERS and the DATA. Null when the request expects nothing.
+     */
+    volatile CompletableFuture<Boolean> continued;
+    /** A final response came before any 100: the body is never sent, and the request ends once the response did. */
+    boolean bodyWithheld;
     /** The thread writing the request, while it waits for send-window credit. */
     Thread creditWaiter;
 
@@ -62,6 +70,14 @@ final class Http2Stream implements ResponseContent.Source {
     }
 
     // --- under the connection's lock ---------------------------------------------------------------------------------
+
+    /** Ends the wait for {@code 100 Continue}, if the request expects one: the writer sends the body if true. */
+    void continued(boolean sendBody) {
+        CompletableFuture<Boolean> expecting = continued;
+        if (expecting != null) {
+            expecting.complete(sendBody);
+        }
+    }
 
     /** Queues a chunk. @return the chunk to hand to the reader now (outside the lock), or null */
     Chunk queue(Chunk chunk) {

@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
+import java.net.CookieStore;
 import java.net.SocketTimeoutException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -72,7 +73,10 @@ import javax.net.ssl.SSLContext;
  * {@link Builder#maxStreamsPerConnection(int)}); requests beyond wait in the queue for a stream. Each response's content
  * is credited back to the server as the application reads it, so a slow reader slows only its own stream.
  *
- * <p>Not supported yet: proxies, cookies.
+ * <p><b>Proxy</b> ({@link Builder#proxy(HttpProxy)}): {@code https} requests through a {@code CONNECT} tunnel,
+ * {@code http} requests forwarded in absolute-form. <b>Cookies</b> are kept only in a store the application gives
+ * ({@link Builder#cookieStore(CookieStore)}). <b>{@code Expect: 100-continue}</b>
+ * ({@link HttpRequest.Builder#expectContinue(boolean)}) holds a request's body back until the server asks for it.
  *
  * <p>Thread-safety: immutable configuration; all methods may be called from any thread.
  */
@@ -89,10 +93,12 @@ public final class HttpClient implements AutoCloseable {
     private final HttpParserConfig parserConfig;
     private final ClientTls tls;
     private final ConcurrentMap<Origin, Destination> destinations = new ConcurrentHashMap<>();
+    private final Cookies cookies; // null without a store: no cookie handling at all
     private volatile boolean closed;
 
     private HttpClient(Builder builder) {
         this.config = builder.copy();
+        this.cookies = builder.cookieStore != null ? new Cookies(builder.cookieStore) : null;
         this.tls = ClientTls.of(builder.sslContext, builder.verifyHostnames, builder.http2);
         this.bufferPool = builder.bufferPool != null ? builder.bufferPool : new BucketedByteBufferPool();
         this.parserConfig = HttpParserConfig.builder()
@@ -253,11 +259,15 @@ public final class HttpClient implements AutoCloseable {
 
     private Exchange start(HttpRequest request) {
         Objects.requireNonNull(request, "request");
-        Exchange exchange = new Exchange(request, executor);
+        Exchange exchange = new Exchange(request, executor, cookies);
         if (closed) {
             exchange.fail(new IOException("the client is closed"));
             return exchange;
         }
+        if (cookies != null) {
+            exchange.cookie(cookies.header(request));
+        }
+        // One destination per origin: the proxy (or none) is a function of the origin, the client having one proxy.
         Destination destination =
                 destinations.computeIfAbsent(request.origin(), origin -> new Destination(origin, this));
         long millis = request.timeout().map(Duration::toMillis).orElse(config.requestTimeout.toMillis());
@@ -395,6 +405,16 @@ public final class HttpClient implements AutoCloseable {
         return config.contentDecoding;
     }
 
+    /** @return the proxy that requests to {@code origin} go through, or null to go there directly */
+    HttpProxy proxyFor(Origin origin) {
+        HttpProxy proxy = config.proxy;
+        return proxy != null && proxy.appliesTo(origin) ? proxy : null;
+    }
+
+    long continueTimeoutMillis() {
+        return config.continueTimeout.toMillis();
+    }
+
     @Override
     public String toString() {
         StringBuilder out = new StringBuilder("HttpClient@")
@@ -417,6 +437,8 @@ public final class HttpClient implements AutoCloseable {
                 .append(config.unixSocket == null ? "" : ", unixDomainSocket=" + config.unixSocket)
                 .append(config.http2 ? ", http2, maxStreamsPerConnection=" + config.maxStreamsPerConnection : "")
                 .append(config.http2 && config.h2cUpgrade ? ", h2cUpgrade" : "")
+                .append(config.proxy == null ? "" : ", proxy=" + config.proxy)
+                .append(cookies == null ? "" : ", cookies")
                 .append(", destinations=")
                 .append(destinations.values())
                 .append('}');
@@ -446,6 +468,9 @@ public final class HttpClient implements AutoCloseable {
         private boolean http2;
         private boolean h2cUpgrade;
         private int maxStreamsPerConnection = 128;
+        private HttpProxy proxy;
+        private CookieStore cookieStore;
+        private Duration continueTimeout = Duration.ofSeconds(1);
 
         private Builder() {}
 
@@ -472,6 +497,9 @@ public final class HttpClient implements AutoCloseable {
             copy.http2 = http2;
             copy.h2cUpgrade = h2cUpgrade;
             copy.maxStreamsPerConnection = maxStreamsPerConnection;
+            copy.proxy = proxy;
+            copy.cookieStore = cookieStore;
+            copy.continueTimeout = continueTimeout;
             return copy;
         }
 
@@ -647,8 +675,61 @@ public final class HttpClient implements AutoCloseable {
             return this;
         }
 
+        /**
+         * @param proxy the HTTP proxy that requests go through (default none): {@code https} requests through a
+         *     {@code CONNECT} tunnel (TLS end to end with the origin; a non-2xx answer fails the request with a
+         *     {@link ProxyConnectException}), {@code http} requests in absolute-form, forwarded by the proxy (over
+         *     HTTP/1.1: h2c does not go through a proxy). Hosts it {@linkplain HttpProxy#bypass bypasses} are reached
+         *     directly
+         * @return this builder
+         */
+        public Builder proxy(HttpProxy proxy) {
+            this.proxy = Objects.requireNonNull(proxy, "proxy");
+            return this;
+        }
+
+        /**
+         * @param host the proxy's host
+         * @param port the proxy's port
+         * @return this builder, with {@link #proxy(HttpProxy) proxy(HttpProxy.of(host, port))}
+         */
+        public Builder proxy(String host, int port) {
+            return proxy(HttpProxy.of(host, port));
+        }
+
+        /**
+         * @param store where cookies are kept (default none: the client then neither stores nor sends cookies, at no
+         *     cost). {@code Set-Cookie} fields of every response, redirects included, are stored, and each request
+         *     sends the cookies that match its URI, as the JDK's {@link java.net.CookieManager} decides them (domain,
+         *     path, {@code Secure} only over https, expiry; cookies for other hosts than the one that set them are
+         *     refused); they are added to the request's own {@code Cookie} field, if it has one. The store may be
+         *     shared by several clients; {@code new java.net.CookieManager().getCookieStore()} makes one in memory
+         * @return this builder
+         */
+        public Builder cookieStore(CookieStore store) {
+            this.cookieStore = Objects.requireNonNull(store, "store");
+            return this;
+        }
+
+        /**
+         * @param timeout how long a request with {@code Expect: 100-continue} waits for the server's
+         *     {@code 100 Continue} before sending its body anyway, as curl does (default 1 s); must be positive
+         * @return this builder
+         */
+        public Builder continueTimeout(Duration timeout) {
+            this.continueTimeout = notNegative(timeout, "continueTimeout");
+            if (timeout.isZero()) {
+                throw new IllegalArgumentException("continueTimeout must be positive");
+            }
+            return this;
+        }
+
         /** @return a started client; close it when done */
         public HttpClient build() {
+            if (unixSocket != null && proxy != null) {
+                throw new IllegalStateException("a client goes either to a Unix-domain socket or through a proxy, not"
+                        + " both: " + unixSocket + ", proxy " + proxy);
+            }
             return new HttpClient(this);
         }
 

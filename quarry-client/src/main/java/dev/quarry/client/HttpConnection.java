@@ -17,12 +17,16 @@ import dev.quarry.io.EndPoint;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.lang.System.Logger.Level;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.charset.StandardCharsets;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -83,6 +87,9 @@ final class HttpConnection extends AbstractConnection
     private volatile boolean lastWriteIssued;
     // h2c upgrade (RFC 7540 3.2): offered on the first exchange only, if it has no body.
     private boolean offerH2c;
+    // Expect: 100-continue (RFC 9110 10.1.1): completed true by a 100, false by a final response or a failure; the
+    // writer waits on it between the head and the body. Null when the exchange expects nothing.
+    private volatile CompletableFuture<Boolean> continued;
     private volatile boolean upgrading;
     private volatile boolean switching;
 
@@ -152,6 +159,7 @@ final class HttpConnection extends AbstractConnection
         upgrading = offerH2c && isBodyless(next.request);
         offerH2c = false;
         switching = false;
+        continued = next.request.expectsContinue() ? new CompletableFuture<>() : null;
         parser.reset();
         parser.requestMethod(next.request.method());
         next.connection(this);
@@ -180,9 +188,29 @@ final class HttpConnection extends AbstractConnection
                     length,
                     client.userAgent(),
                     ContentDecoding.offersGzip(client, current.request),
-                    upgrading ? Http2Connection.upgradeSettings(client) : null);
+                    upgrading ? Http2Connection.upgradeSettings(client) : null,
+                    current.cookie(),
+                    destination.forwardsThroughProxy() ? destination.proxy() : null);
             byte[] bytes = body.bytes();
-            if (bytes != null) {
+            CompletableFuture<Boolean> expecting = continued;
+            if (expecting != null && !(length.isPresent() && length.getAsLong() == 0)) {
+                write(ByteBuffer.wrap(head));
+                if (!awaitContinue(expecting)) {
+                    // A final response (or a failure) came first: the body is never sent, and the server may wait for
+                    // it or not, so the connection cannot carry another exchange.
+                    persistent = false;
+                    lastWriteIssued = true;
+                    requestWritten();
+                    return;
+                }
+                if (bytes != null) {
+                    writeLast(ByteBuffer.wrap(bytes));
+                } else {
+                    try (InputStream in = body.open()) {
+                        writeBody(current, in, length);
+                    }
+                }
+            } else if (bytes != null) {
                 writeLast(ByteBuffer.wrap(head), ByteBuffer.wrap(bytes));
             } else {
                 write(ByteBuffer.wrap(head));
@@ -192,6 +220,23 @@ final class HttpConnection extends AbstractConnection
             }
         } catch (Throwable x) {
             failExchange(current, x);
+        }
+    }
+
+    /**
+     * @return true to send the body: the server answered 100, or said nothing within the continue timeout (it may not
+     *     know the expectation, RFC 9110 10.1.1); false if its final response or a failure came first
+     */
+    private boolean awaitContinue(CompletableFuture<Boolean> expecting) throws IOException {
+        try {
+            return expecting.get(client.continueTimeoutMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException x) {
+            return true;
+        } catch (ExecutionException x) {
+            return false;
+        } catch (InterruptedException x) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted waiting for 100 Continue");
         }
     }
 
@@ -449,6 +494,10 @@ final class HttpConnection extends AbstractConnection
         if (status < 200) {
             return false; // interim: the final response follows
         }
+        CompletableFuture<Boolean> expecting = continued;
+        if (expecting != null) {
+            expecting.complete(false);
+        }
         Exchange current = exchange;
         HttpResponse response =
                 ContentDecoding.response(client, current.request, version, status, reason, headers, trailers, content);
@@ -486,6 +535,10 @@ final class HttpConnection extends AbstractConnection
                 }
                 badMessage(new BadMessageException("101 Switching Protocols, but no upgrade was asked for"));
                 return true;
+            }
+            CompletableFuture<Boolean> expecting = continued;
+            if (status == 100 && expecting != null) {
+                expecting.complete(true);
             }
             headers = new HttpFields();
             parser.reset();
@@ -590,6 +643,10 @@ final class HttpConnection extends AbstractConnection
     private void failExchange(Exchange current, Throwable cause) {
         if (current == null || exchange != current || !mark(FAILED)) {
             return;
+        }
+        CompletableFuture<Boolean> expecting = continued;
+        if (expecting != null) {
+            expecting.complete(false); // the writer stops waiting
         }
         if (cause instanceof TimeoutException timeout) {
             cause = new SocketTimeoutException(timeout.getMessage());

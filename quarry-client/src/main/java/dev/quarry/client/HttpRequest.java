@@ -236,6 +236,25 @@ public final class HttpRequest {
         }
 
         /**
+         * @param expect whether to send {@code Expect: 100-continue} (RFC 9110 §10.1.1): the client then sends the
+         *     head, and the body only once the server answered {@code 100 Continue}, or after the client's
+         *     {@linkplain HttpClient.Builder#continueTimeout continue timeout} without an answer. If the server gives
+         *     its final response first (417, 401, 413...), the body is never sent and that response is the request's
+         *     (over HTTP/1.1 the connection is then closed, since the server may not know where the request ends;
+         *     over HTTP/2 the stream is reset once the response ended). Worth it for large bodies the server may
+         *     refuse; a request without a body does not wait. Setting the field with {@link #header(String, String)}
+         *     does the same
+         * @return this builder
+         */
+        public Builder expectContinue(boolean expect) {
+            headers.remove(HttpHeader.EXPECT);
+            if (expect) {
+                headers.add(HttpHeader.EXPECT, "100-continue");
+            }
+            return this;
+        }
+
+        /**
          * @param follow whether the client follows redirects of this request (default: the client's setting, see
          *     {@link HttpClient.Builder#maxRedirects(int)}); false delivers a redirect response as it is
          * @return this builder
@@ -256,6 +275,11 @@ public final class HttpRequest {
                     || (c >= '0' && c <= '9')
                     || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
         }
+    }
+
+    /** @return whether the request asks for {@code 100 Continue} before sending its body */
+    boolean expectsContinue() {
+        return headers.containsToken(HttpHeader.EXPECT, "100-continue");
     }
 
     /** @return whether the request asks to close the connection after its response */

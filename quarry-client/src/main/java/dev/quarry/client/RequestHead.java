@@ -4,7 +4,10 @@ import dev.quarry.http.HttpField;
 import java.nio.charset.StandardCharsets;
 import java.util.OptionalLong;
 
-/** Writes the head of an HTTP/1.1 request (RFC 9112 §3): request line in origin-form, Host, fields, framing. */
+/**
+ * Writes the head of an HTTP/1.1 request (RFC 9112 §3): request line in origin-form (absolute-form to a forwarding
+ * proxy), Host, fields, framing.
+ */
 final class RequestHead {
     private RequestHead() {}
 
@@ -17,26 +20,47 @@ final class RequestHead {
      * @return the head, CRLF CRLF included
      */
     static byte[] encode(HttpRequest request, OptionalLong length, String userAgent, boolean acceptGzip) {
-        return encode(request, length, userAgent, acceptGzip, null);
+        return encode(request, length, userAgent, acceptGzip, null, null, null);
     }
 
     /**
      * @param http2Settings the {@code HTTP2-Settings} value of an h2c upgrade offer (RFC 7540 3.2), or null for none
+     * @param cookie the {@code Cookie} value to write in place of the request's own {@code Cookie} fields, or null
+     * @param proxy the proxy that forwards the request, or null: the target is then in absolute-form (RFC 9112
+     *     §3.2.2), with the proxy's {@code Proxy-Authorization} if it has credentials
      * @see #encode(HttpRequest, OptionalLong, String, boolean)
      */
     static byte[] encode(
-            HttpRequest request, OptionalLong length, String userAgent, boolean acceptGzip, String http2Settings) {
+            HttpRequest request,
+            OptionalLong length,
+            String userAgent,
+            boolean acceptGzip,
+            String http2Settings,
+            String cookie,
+            HttpProxy proxy) {
         StringBuilder head = new StringBuilder(128);
-        head.append(request.method())
-                .append(' ')
-                .append(request.target())
+        head.append(request.method()).append(' ');
+        if (proxy != null) {
+            head.append(request.origin()); // scheme://authority
+        }
+        head.append(request.target())
                 .append(" HTTP/1.1\r\nHost: ")
                 .append(request.origin().authority())
                 .append("\r\n");
         boolean agent = false;
         for (HttpField field : request.headers()) {
+            if (cookie != null && field.is("Cookie")) {
+                continue;
+            }
             agent |= field.is("User-Agent");
             head.append(field.name()).append(": ").append(field.value()).append("\r\n");
+        }
+        if (cookie != null) {
+            head.append("Cookie: ").append(cookie).append("\r\n");
+        }
+        String proxyAuthorization = proxy != null ? proxy.authorizationOrNull() : null;
+        if (proxyAuthorization != null) {
+            head.append("Proxy-Authorization: ").append(proxyAuthorization).append("\r\n");
         }
         if (!agent && !userAgent.isEmpty()) {
             head.append("User-Agent: ").append(userAgent).append("\r\n");

@@ -19,7 +19,10 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A raw HTTP/2 (h2c prior knowledge) server whose answers a script writes frame by frame: for resets, GOAWAY and
@@ -82,8 +85,24 @@ final class FakeH2Server implements AutoCloseable {
         }
     }
 
+    /** What to do when DATA arrives (after the request's HEADERS went to {@link Script}). */
+    interface DataScript {
+        void onData(int streamId, boolean endStream, Frames out) throws IOException;
+    }
+
     private final ServerSocket server;
     final AtomicInteger accepted = new AtomicInteger();
+    /** Request content received, on every connection. */
+    final AtomicLong dataBytes = new AtomicLong();
+    /** The RST_STREAM frames received: {@code "streamId ERROR_CODE"}. */
+    final Queue<String> resets = new ConcurrentLinkedQueue<>();
+
+    private volatile DataScript dataScript;
+
+    /** @param script what to do on DATA, set before the first request */
+    void onData(DataScript script) {
+        this.dataScript = script;
+    }
 
     FakeH2Server(Http2Settings settings, Script script) throws IOException {
         server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
@@ -111,7 +130,7 @@ final class FakeH2Server implements AutoCloseable {
         });
     }
 
-    private static void serve(int index, InputStream in, Frames frames, Http2Settings settings, Script script)
+    private void serve(int index, InputStream in, Frames frames, Http2Settings settings, Script script)
             throws IOException {
         frames.settings(settings);
         IOException[] failed = new IOException[1];
@@ -119,7 +138,17 @@ final class FakeH2Server implements AutoCloseable {
                 FrameParser.Side.SERVER,
                 new FrameListener() {
                     @Override
-                    public void onData(int streamId, ByteBuffer data, boolean endStream, int length) {}
+                    public void onData(int streamId, ByteBuffer data, boolean endStream, int length) {
+                        dataBytes.addAndGet(data.remaining());
+                        DataScript listener = dataScript;
+                        if (listener != null) {
+                            try {
+                                listener.onData(streamId, endStream, frames);
+                            } catch (IOException x) {
+                                failed[0] = x;
+                            }
+                        }
+                    }
 
                     @Override
                     public void onHeaders(int streamId, HeaderBlock block, boolean endStream) {
@@ -131,7 +160,9 @@ final class FakeH2Server implements AutoCloseable {
                     }
 
                     @Override
-                    public void onRstStream(int streamId, ErrorCode error) {}
+                    public void onRstStream(int streamId, ErrorCode error) {
+                        resets.add(streamId + " " + error);
+                    }
 
                     @Override
                     public void onSettings(Http2Settings peer) {
