@@ -15,6 +15,12 @@ interface ClientConnection {
     /** @return the pool entry this connection lives in */
     Pool.Entry<ClientConnection> entry();
 
+    /**
+     * @return when the connection was created, on the {@link System#nanoTime()} clock: the max connection duration
+     *     counts from there
+     */
+    long createdNanos();
+
     /** @return whether the connection may take another exchange */
     boolean isUsable();
 

@@ -70,6 +70,7 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
     private final Destination destination;
     private final HttpClient client;
     private final Pool.Entry<ClientConnection> entry;
+    private final long createdNanos = System.nanoTime();
     private final Http2Lock lock = new Http2Lock();
     private final HpackEncoder encoder = new HpackEncoder();
     private final FrameGenerator generator = new FrameGenerator(encoder);
@@ -137,6 +138,11 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
     @Override
     public Pool.Entry<ClientConnection> entry() {
         return entry;
+    }
+
+    @Override
+    public long createdNanos() {
+        return createdNanos;
     }
 
     @Override

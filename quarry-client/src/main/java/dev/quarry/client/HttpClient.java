@@ -12,6 +12,7 @@ import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
 import java.net.SocketTimeoutException;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -47,8 +48,11 @@ import javax.net.ssl.SSLContext;
  * <p><b>Connections.</b> At most {@code maxConnectionsPerDestination} per origin; beyond, requests wait in a queue of
  * at most {@code maxQueuedRequestsPerDestination} and a request that finds it full fails at once with a
  * {@link java.util.concurrent.RejectedExecutionException}. Connections persist unless the server or the request says
- * {@code Connection: close}, are closed after {@code maxUsagePerConnection} exchanges when set, and leave the pool
- * when idle for {@code idleTimeout} or when the server closes them. A request sent on a pooled connection that the
+ * {@code Connection: close}, are closed after {@code maxUsagePerConnection} exchanges or once older than
+ * {@code maxConnectionDuration} when set (between two exchanges, never during one), and leave the pool when idle for
+ * {@code idleTimeout} or when the server closes them. Which available connection a request takes is the
+ * {@link ConnectionPoolKind} ({@link Builder#connectionPool}); {@link #preCreateConnections} opens connections ahead of
+ * the first requests. A request sent on a pooled connection that the
  * server had closed meanwhile is retried once on a new connection if it is idempotent with a replayable body, or if
  * nothing of it was sent.
  *
@@ -272,6 +276,32 @@ public final class HttpClient implements AutoCloseable {
         return exchange;
     }
 
+    /**
+     * Opens connections to an origin ahead of its requests, so that the first requests find them open (as Jetty's
+     * {@code ConnectionPool.preCreateConnections}). Connections count against
+     * {@link Builder#maxConnectionsPerDestination(int)}, connecting ones and those already open included: asking for
+     * more opens only up to that limit. They then live as any pooled connection (idle timeout, max duration).
+     *
+     * @param uri any URI of the origin ({@code http} or {@code https}, host and port); its path is ignored
+     * @param count how many connections to open, at least 1
+     * @return a future completed once every connection opened (an HTTP/2 one once the server's SETTINGS arrived), or
+     *     failed with the first connect failure
+     * @throws IllegalArgumentException if {@code count < 1} or the URI has no supported scheme or no host
+     */
+    public CompletableFuture<Void> preCreateConnections(URI uri, int count) {
+        Objects.requireNonNull(uri, "uri");
+        if (count < 1) {
+            throw new IllegalArgumentException("count must be >= 1, was " + count);
+        }
+        if (closed) {
+            return CompletableFuture.failedFuture(new IOException("the client is closed"));
+        }
+        Origin origin = Origin.of(uri);
+        return destinations
+                .computeIfAbsent(origin, key -> new Destination(key, this))
+                .preCreate(count);
+    }
+
     /** @return a snapshot of every destination's queue and pool */
     public List<DestinationStatistics> statistics() {
         List<DestinationStatistics> all = new ArrayList<>();
@@ -354,6 +384,14 @@ public final class HttpClient implements AutoCloseable {
         return config.threadLocalCacheSize;
     }
 
+    ConnectionPoolKind connectionPoolKind() {
+        return config.connectionPoolKind;
+    }
+
+    long maxConnectionDurationNanos() {
+        return config.maxConnectionDuration.toNanos();
+    }
+
     long connectTimeoutMillis() {
         return config.connectTimeout.toMillis();
     }
@@ -408,6 +446,13 @@ public final class HttpClient implements AutoCloseable {
                 .append(config.maxQueuedRequestsPerDestination)
                 .append(", maxUsagePerConnection=")
                 .append(config.maxUsagePerConnection)
+                .append(", connectionPool=")
+                .append(config.connectionPoolKind)
+                .append(config.threadLocalCacheSize > 0 ? ", threadLocalCache=" + config.threadLocalCacheSize : "")
+                .append(
+                        config.maxConnectionDuration.isZero()
+                                ? ""
+                                : ", maxConnectionDuration=" + config.maxConnectionDuration)
                 .append(", connectTimeout=")
                 .append(config.connectTimeout)
                 .append(", idleTimeout=")
@@ -431,6 +476,8 @@ public final class HttpClient implements AutoCloseable {
         private int maxQueuedRequestsPerDestination = 1024;
         private int maxUsagePerConnection;
         private int threadLocalCacheSize;
+        private ConnectionPoolKind connectionPoolKind = ConnectionPoolKind.FIRST;
+        private Duration maxConnectionDuration = Duration.ZERO;
         private Duration connectTimeout = Duration.ofSeconds(10);
         private Duration idleTimeout = Duration.ofSeconds(30);
         private Duration requestTimeout = Duration.ZERO;
@@ -457,6 +504,8 @@ public final class HttpClient implements AutoCloseable {
             copy.maxQueuedRequestsPerDestination = maxQueuedRequestsPerDestination;
             copy.maxUsagePerConnection = maxUsagePerConnection;
             copy.threadLocalCacheSize = threadLocalCacheSize;
+            copy.connectionPoolKind = connectionPoolKind;
+            copy.maxConnectionDuration = maxConnectionDuration;
             copy.connectTimeout = connectTimeout;
             copy.idleTimeout = idleTimeout;
             copy.requestTimeout = requestTimeout;
@@ -511,6 +560,27 @@ public final class HttpClient implements AutoCloseable {
          */
         public Builder threadLocalCache(int size) {
             this.threadLocalCacheSize = atLeast(0, size, "threadLocalCache");
+            return this;
+        }
+
+        /**
+         * @param kind which available connection of a destination a request takes (default
+         *     {@link ConnectionPoolKind#FIRST}); HTTP/2 connections are multiplexed whatever the kind
+         * @return this builder
+         */
+        public Builder connectionPool(ConnectionPoolKind kind) {
+            this.connectionPoolKind = Objects.requireNonNull(kind, "kind");
+            return this;
+        }
+
+        /**
+         * @param duration the age past which a connection is not reused: an idle one is closed when it reaches it,
+         *     one carrying exchanges when they end (never in the middle of one); zero for no limit (default). For
+         *     following DNS changes or spreading load over servers that come and go behind one name
+         * @return this builder
+         */
+        public Builder maxConnectionDuration(Duration duration) {
+            this.maxConnectionDuration = notNegative(duration, "maxConnectionDuration");
             return this;
         }
 

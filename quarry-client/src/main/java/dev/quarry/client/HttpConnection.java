@@ -61,6 +61,7 @@ final class HttpConnection extends AbstractConnection
     private final Destination destination;
     private final HttpClient client;
     private final Pool.Entry<ClientConnection> entry;
+    private final long createdNanos = System.nanoTime();
     private final HttpResponseParser parser;
     private final RetainableByteBuffer buffer;
     private final AtomicInteger completion = new AtomicInteger();
@@ -128,6 +129,11 @@ final class HttpConnection extends AbstractConnection
     @Override
     public Pool.Entry<ClientConnection> entry() {
         return entry;
+    }
+
+    @Override
+    public long createdNanos() {
+        return createdNanos;
     }
 
     @Override
