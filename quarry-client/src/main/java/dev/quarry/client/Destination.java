@@ -510,8 +510,8 @@ final class Destination {
     public String toString() {
         DestinationStatistics s = statistics();
         return "Destination{" + origin + ", queued=" + s.queued() + "/" + client.maxQueuedPerDestination()
-                + ", pool=" + s.connections() + "/" + pool.maxEntries() + " (idle=" + s.idle() + ", inUse=" + s.inUse()
-                + ", connecting=" + s.connecting() + "), open=" + s.open() + ", maxOpen=" + s.maxOpen() + ", opened="
+                + ", pool=" + s.connections() + "/" + pool.maxEntries() + " (active=" + s.inUse() + ", idle=" + s.idle()
+                + ", pending=" + s.connecting() + "), open=" + s.open() + ", maxOpen=" + s.maxOpen() + ", opened="
                 + s.opened() + ", closed=" + s.closed() + ", exchanges=" + s.exchanges() + ", retries=" + s.retries()
                 + ", rejected=" + s.rejected() + ", kind=" + client.connectionPoolKind() + ", maxUsage="
                 + pool.maxUsage() + ", cache=" + pool.cacheSize()

@@ -93,6 +93,9 @@ public final class HttpClient implements AutoCloseable {
     private final HttpParserConfig parserConfig;
     private final ClientTls tls;
     private final ConcurrentMap<Origin, Destination> destinations = new ConcurrentHashMap<>();
+    /** Null unless {@link Builder#jmx(boolean)}. */
+    private final ClientMBeans mbeans;
+
     private volatile boolean closed;
 
     private HttpClient(Builder builder) {
@@ -113,10 +116,14 @@ public final class HttpClient implements AutoCloseable {
         this.selectors = SelectorManager.create(builder.name, builder.selectors, threads, IdleTimeouts.of(timer));
         this.executor = Executors.newThreadPerTaskExecutor(
                 Thread.ofVirtual().name(builder.name + "-", 0).factory());
+        this.mbeans = builder.jmx ? new ClientMBeans(this, builder.name) : null;
         try {
             threads.start();
             timer.start();
             selectors.start();
+            if (mbeans != null) {
+                mbeans.registerClient();
+            }
         } catch (IOException x) {
             close();
             throw new UncheckedIOException("cannot start the client's selectors", x);
@@ -262,8 +269,7 @@ public final class HttpClient implements AutoCloseable {
             exchange.fail(new IOException("the client is closed"));
             return exchange;
         }
-        Destination destination =
-                destinations.computeIfAbsent(request.origin(), origin -> new Destination(origin, this));
+        Destination destination = destination(request.origin());
         long millis = request.timeout().map(Duration::toMillis).orElse(config.requestTimeout.toMillis());
         if (millis > 0) {
             exchange.timeout(timer.schedule(
@@ -296,10 +302,24 @@ public final class HttpClient implements AutoCloseable {
         if (closed) {
             return CompletableFuture.failedFuture(new IOException("the client is closed"));
         }
-        Origin origin = Origin.of(uri);
-        return destinations
-                .computeIfAbsent(origin, key -> new Destination(key, this))
-                .preCreate(count);
+        return destination(Origin.of(uri)).preCreate(count);
+    }
+
+    /** @return the destination of an origin, created (and registered on JMX, if asked) on first use */
+    private Destination destination(Origin origin) {
+        Destination destination = destinations.get(origin);
+        if (destination != null) {
+            return destination;
+        }
+        Destination created = new Destination(origin, this);
+        destination = destinations.putIfAbsent(origin, created);
+        if (destination != null) {
+            return destination; // another thread created it first; ours never served and holds nothing
+        }
+        if (mbeans != null) {
+            mbeans.registerDestination(created);
+        }
+        return created;
     }
 
     /** @return a snapshot of every destination's queue and pool */
@@ -326,6 +346,9 @@ public final class HttpClient implements AutoCloseable {
             return;
         }
         closed = true;
+        if (mbeans != null) {
+            mbeans.unregisterAll();
+        }
         for (Destination destination : destinations.values()) {
             destination.stop();
         }
@@ -382,6 +405,10 @@ public final class HttpClient implements AutoCloseable {
 
     int threadLocalCacheSize() {
         return config.threadLocalCacheSize;
+    }
+
+    String name() {
+        return config.name;
     }
 
     ConnectionPoolKind connectionPoolKind() {
@@ -462,6 +489,7 @@ public final class HttpClient implements AutoCloseable {
                 .append(config.unixSocket == null ? "" : ", unixDomainSocket=" + config.unixSocket)
                 .append(config.http2 ? ", http2, maxStreamsPerConnection=" + config.maxStreamsPerConnection : "")
                 .append(config.http2 && config.h2cUpgrade ? ", h2cUpgrade" : "")
+                .append(mbeans != null ? ", jmx" : "")
                 .append(", destinations=")
                 .append(destinations.values())
                 .append('}');
@@ -493,6 +521,7 @@ public final class HttpClient implements AutoCloseable {
         private boolean http2;
         private boolean h2cUpgrade;
         private int maxStreamsPerConnection = 128;
+        private boolean jmx;
 
         private Builder() {}
 
@@ -521,6 +550,7 @@ public final class HttpClient implements AutoCloseable {
             copy.http2 = http2;
             copy.h2cUpgrade = h2cUpgrade;
             copy.maxStreamsPerConnection = maxStreamsPerConnection;
+            copy.jmx = jmx;
             return copy;
         }
 
@@ -714,6 +744,17 @@ public final class HttpClient implements AutoCloseable {
          */
         public Builder maxStreamsPerConnection(int max) {
             this.maxStreamsPerConnection = atLeast(1, max, "maxStreamsPerConnection");
+            return this;
+        }
+
+        /**
+         * @param enabled whether the client registers MXBeans with the platform MBean server (off by default): an
+         *     {@link HttpClientMXBean} ({@code dev.quarry:type=HttpClient,client=NAME,id=ID}) when built, a
+         *     {@link DestinationMXBean} per destination when first used, all unregistered when the client closes
+         * @return this builder
+         */
+        public Builder jmx(boolean enabled) {
+            this.jmx = enabled;
             return this;
         }
 
