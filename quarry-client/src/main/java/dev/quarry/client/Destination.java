@@ -340,10 +340,15 @@ final class Destination {
             return;
         }
         long remaining = Math.max(0, connection.createdNanos() + nanos - System.nanoTime());
+        Timeout timeout;
         try {
-            client.timer().schedule(() -> expireIfIdle(connection), remaining, TimeUnit.NANOSECONDS);
+            timeout = client.timer().schedule(() -> expireIfIdle(connection), remaining, TimeUnit.NANOSECONDS);
         } catch (IllegalStateException stopped) {
-            // The client is closing: so is the connection.
+            return; // the client is closing: so is the connection
+        }
+        connection.expiry(timeout);
+        if (!connection.endPoint().isOpen()) {
+            timeout.cancel(); // closed before the handle was kept, so onClosed could not cancel it
         }
     }
 
@@ -388,6 +393,10 @@ final class Destination {
     void onClosed(ClientConnection connection) {
         open.decrementAndGet();
         closed.increment();
+        Timeout expiry = connection.expiry();
+        if (expiry != null) {
+            expiry.cancel();
+        }
     }
 
     /** A connection finished an exchange and persists: back to the pool, then serve the queue. */

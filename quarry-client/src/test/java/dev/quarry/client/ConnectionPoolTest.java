@@ -185,28 +185,50 @@ class ConnectionPoolTest {
 
     @Test
     void maxDurationClosesAnIdleConnectionAndOpensAFreshOne(ByteBufferPool pool) throws Exception {
-        client(pool, HttpClient.builder().maxConnectionDuration(Duration.ofMillis(200)));
+        client(pool, HttpClient.builder().maxConnectionDuration(Duration.ofSeconds(1)));
         assertEquals("a", get("a"));
         await(() -> stats().open() == 0 && stats().closed() == 1, "the connection to reach its max duration");
         assertEquals(0, stats().connections(), client.toString());
         assertEquals("b", get("b"));
-        assertEquals(2, stats().opened(), client.toString());
-        assertEquals(2, server.statistics().http1Connections());
+        // Not "opened == 2": on a loaded machine a new connection may outlive the duration before its first use.
+        assertEquals(2, perConnection.size(), "a fresh connection for the second request: " + perConnection);
     }
 
     @Test
     void maxDurationNeverCutsAnExchangeShort(ByteBufferPool pool) throws Exception {
-        client(pool, HttpClient.builder().maxConnectionDuration(Duration.ofMillis(100)));
+        client(pool, HttpClient.builder().maxConnectionDuration(Duration.ofMillis(300)));
         var pending = client.sendAsync(HttpRequest.get(uri("/wait")));
         await(() -> !perConnection.isEmpty(), "the request to reach the server");
         long start = System.nanoTime();
-        await(() -> System.nanoTime() - start > TimeUnit.MILLISECONDS.toNanos(300), "the max duration to pass");
+        await(() -> System.nanoTime() - start > TimeUnit.MILLISECONDS.toNanos(600), "the max duration to pass");
         assertEquals(1, stats().open(), "still open while carrying the exchange: " + client);
         release.countDown();
         assertEquals("waited", pending.get(10, TimeUnit.SECONDS).asString());
         await(() -> stats().open() == 0, "the expired connection to close once its exchange ended");
         assertEquals("c", get("c"));
-        assertEquals(2, stats().opened(), client.toString());
+        assertEquals(2, perConnection.size(), "a fresh connection for the next request: " + perConnection);
+    }
+
+    @Test
+    void aConnectionClosedBeforeItsMaxDurationCancelsItsExpiryTask(ByteBufferPool pool) throws Exception {
+        // No other timer task: no connect, idle or request timeout.
+        client(
+                pool,
+                HttpClient.builder()
+                        .maxConnectionDuration(Duration.ofHours(1))
+                        .connectTimeout(Duration.ZERO)
+                        .idleTimeout(Duration.ZERO));
+        for (int i = 0; i < 3; i++) {
+            HttpRequest request = HttpRequest.newBuilder(uri("/id"))
+                    .header("X-Id", "close" + i)
+                    .header("Connection", "close")
+                    .build();
+            assertEquals("close" + i, client.send(request).asString());
+        }
+        await(() -> stats().open() == 0, "the connections to close");
+        // Otherwise each task would keep its closed connection reachable for an hour.
+        await(() -> client.timer().cancelledCount() == 3, "the three expiry tasks to be cancelled");
+        await(() -> client.timer().pendingCount() == 0, "no task left in the timer");
     }
 
     @Test
@@ -216,24 +238,29 @@ class ConnectionPoolTest {
                 HttpClient.builder()
                         .http2(true)
                         .connectionPool(ConnectionPoolKind.ROUND_ROBIN)
-                        .maxConnectionDuration(Duration.ofMillis(300)));
+                        .maxConnectionDuration(Duration.ofSeconds(1)));
+        long created = System.nanoTime();
         client.preCreateConnections(URI.create(uri("/")), 1).get(10, TimeUnit.SECONDS);
         List<java.util.concurrent.CompletableFuture<HttpResponse>> waits = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             waits.add(client.sendAsync(HttpRequest.get(uri("/wait"))));
         }
         await(() -> perConnection.values().stream().mapToInt(AtomicInteger::get).sum() == 3, "three streams");
-        assertEquals(1, perConnection.size(), "one multiplexed connection: " + perConnection);
-        long start = System.nanoTime();
-        await(() -> System.nanoTime() - start > TimeUnit.MILLISECONDS.toNanos(400), "the max duration to pass");
+        if (System.nanoTime() - created < TimeUnit.MILLISECONDS.toNanos(1000)) {
+            // Only while the connection is younger than the max duration (a loaded machine may take longer).
+            assertEquals(1, perConnection.size(), "one multiplexed connection: " + perConnection);
+        }
+        await(() -> System.nanoTime() - created > TimeUnit.MILLISECONDS.toNanos(1200), "the max duration to pass");
+        assertEquals(perConnection.size(), stats().open(), "open while carrying streams: " + client);
         release.countDown();
         for (var wait : waits) {
             assertEquals("waited", wait.get(10, TimeUnit.SECONDS).asString());
         }
-        await(() -> stats().open() == 0, "the expired connection to close after its last stream");
+        await(() -> stats().open() == 0, "the expired connections to close after their last stream");
+        int before = perConnection.size();
         assertEquals("h", get("h"));
-        assertEquals(2, stats().opened(), client.toString());
-        assertEquals(2, server.statistics().http2Connections());
+        assertEquals(before + 1, perConnection.size(), "a fresh connection: " + perConnection);
+        assertEquals(stats().opened(), server.statistics().http2Connections());
     }
 
     @Test
