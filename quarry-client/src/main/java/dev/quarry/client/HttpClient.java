@@ -56,6 +56,9 @@ import javax.net.ssl.SSLContext;
  * server had closed meanwhile is retried once on a new connection if it is idempotent with a replayable body, or if
  * nothing of it was sent.
  *
+ * <p><b>Statistics</b> per destination (queued, active, idle, pending connections and totals): {@link #statistics()},
+ * {@link #toString()}, and MXBeans with {@link Builder#jmx(boolean)}.
+ *
  * <p><b>Timeouts</b> fail the request with a {@link SocketTimeoutException}: connect, idle (no byte either way on a
  * connection carrying the exchange) and request (the whole exchange, from send to the end of the content).
  *
