@@ -331,8 +331,8 @@ final class Destination {
     }
 
     /**
-     * Closes the connection once it reaches the max duration if it is idle then; one in use is retired when its
-     * exchanges release it ({@link ConnectionPool#release}), one idle until an acquire finds it is skipped.
+     * Closes the connection when it reaches the max duration, if it is idle then. One carrying exchanges is retired
+     * when they release it ({@link ConnectionPool#release}), and an acquire that comes across an expired one skips it.
      */
     private void scheduleExpiry(ClientConnection connection) {
         long nanos = connections.maxDurationNanos();
