@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs one benchmark suite and prints its table, ending with one "GOAL ... MET|MISSED" line per goal.
-#   quarry-bench/run.sh pool|timer|strategy|threadpool   (JMH suites, side by side with peers)
+#   quarry-bench/run.sh pool|timer|strategy|threadpool|client-pool   (JMH suites, side by side with peers)
 #   quarry-bench/run.sh <scenario>                        (load scenarios: see quarry-bench/scripts/)
 # Builds what it needs. QUARRY_BENCH_QUICK=1 gives a short smoke run whose numbers are not meant to be recorded.
 set -euo pipefail
@@ -10,7 +10,7 @@ root=$(dirname "$here")
 source "$root/.ci/jdk.sh"
 
 if [ $# -lt 1 ]; then
-    echo "usage: $0 SUITE [args]   (JMH suites: pool timer strategy threadpool; scenarios: $(ls "$here/scripts" 2>/dev/null | sed -n 's/\.sh$//p' | tr '\n' ' '))" >&2
+    echo "usage: $0 SUITE [args]   (JMH suites: pool timer strategy threadpool client-pool; scenarios: $(ls "$here/scripts" 2>/dev/null | sed -n 's/\.sh$//p' | tr '\n' ' '))" >&2
     exit 2
 fi
 suite=$1

@@ -32,6 +32,7 @@ public final class BenchMain {
         SUITES.put("timer", "dev.quarry.bench.timer.TimerSuite");
         SUITES.put("strategy", "dev.quarry.bench.strategy.StrategySuite");
         SUITES.put("threadpool", "dev.quarry.bench.threadpool.ThreadPoolSuite");
+        SUITES.put("client-pool", "dev.quarry.bench.clientpool.ClientPoolSuite");
     }
 
     private BenchMain() {}

@@ -1,6 +1,7 @@
 package dev.quarry.client;
 
 import dev.quarry.core.pool.Pool;
+import dev.quarry.core.timer.Timeout;
 import dev.quarry.io.EndPoint;
 
 /**
@@ -14,6 +15,23 @@ interface ClientConnection {
 
     /** @return the pool entry this connection lives in */
     Pool.Entry<ClientConnection> entry();
+
+    /**
+     * @return when the connection was created, on the {@link System#nanoTime()} clock: the max connection duration
+     *     counts from there
+     */
+    long createdNanos();
+
+    /**
+     * Keeps the timer task that closes the connection at its max duration, so that closing it earlier cancels the task
+     * (which would otherwise keep the closed connection reachable until then).
+     *
+     * @param timeout the task's handle
+     */
+    void expiry(Timeout timeout);
+
+    /** @return the handle given to {@link #expiry(Timeout)}, or null */
+    Timeout expiry();
 
     /** @return whether the connection may take another exchange */
     boolean isUsable();

@@ -1,5 +1,6 @@
 package dev.quarry.client;
 
+import dev.quarry.client.internal.ConnectionPool;
 import dev.quarry.core.pool.Pool;
 import dev.quarry.core.timer.Timeout;
 import dev.quarry.io.EndPoint;
@@ -17,6 +18,9 @@ import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -26,9 +30,11 @@ import javax.net.ssl.SSLHandshakeException;
 
 /**
  * Everything the client keeps for one origin: a bounded queue of exchanges waiting for a connection, in front of a
- * duplex pool of HTTP/1.1 connections built on quarry-core's lock-free {@link Pool} (one exchange per connection at a
- * time, at most {@code maxConnectionsPerDestination} connections, reserved before they are opened so that concurrent
- * sends never overshoot).
+ * pool of connections built on quarry-core's lock-free {@link Pool} (one exchange per HTTP/1.1 connection at a time,
+ * up to the server's max concurrent streams per HTTP/2 connection, at most {@code maxConnectionsPerDestination}
+ * connections, reserved before they are opened so that concurrent sends never overshoot). The
+ * {@link ConnectionPoolKind} decides which available connection an exchange takes; {@link ConnectionPool} skips and
+ * retires connections that closed or outlived the max connection duration.
  *
  * <p><b>Flow.</b> {@link #send} queues the exchange and {@link #process()}es the queue: acquire an idle connection
  * and assign it the oldest exchange, or reserve a pool entry and open a connection (which processes the queue again
@@ -45,7 +51,11 @@ final class Destination {
     private final HttpClient client;
     // The proxy requests to this origin go through, or null: fixed per origin, since a client has one proxy setting.
     private final HttpProxy proxy;
+    private final ConnectionPool<ClientConnection> connections;
     private final Pool<ClientConnection> pool;
+    /** Entries reserved by {@link #preCreate(int)}, until their connection opens or fails; usually empty. */
+    private final Map<Pool.Entry<ClientConnection>, CompletableFuture<Void>> preCreating = new ConcurrentHashMap<>();
+
     private final ConcurrentLinkedDeque<Exchange> queue = new ConcurrentLinkedDeque<>();
     private final AtomicInteger queued = new AtomicInteger();
     private final AtomicInteger open = new AtomicInteger();
@@ -61,10 +71,16 @@ final class Destination {
         this.origin = origin;
         this.client = client;
         this.proxy = client.proxyFor(origin);
-        this.pool = Pool.<ClientConnection>builder(client.maxConnectionsPerDestination())
-                .maxUsage(client.maxUsagePerConnection())
-                .cacheSize(client.threadLocalCacheSize())
-                .build();
+        this.connections = new ConnectionPool<>(
+                client.connectionPoolKind(),
+                client.maxConnectionsPerDestination(),
+                client.maxUsagePerConnection(),
+                client.threadLocalCacheSize(),
+                client.maxConnectionDurationNanos(),
+                ClientConnection::isUsable,
+                ClientConnection::createdNanos,
+                this::retire);
+        this.pool = connections.pool();
     }
 
     Origin origin() {
@@ -133,7 +149,7 @@ final class Destination {
                 failQueued(new IOException("the client is closed"));
                 return;
             }
-            Pool.Entry<ClientConnection> entry = pool.acquire();
+            Pool.Entry<ClientConnection> entry = connections.acquire(); // skips closed and expired connections
             if (entry == null) {
                 // One connect per waiting exchange at most: a busy pool does not open every free slot at once.
                 if (pool.reservedCount() < queued.get()) {
@@ -145,10 +161,6 @@ final class Destination {
                 return;
             }
             ClientConnection connection = entry.pooled();
-            if (!connection.isUsable()) {
-                retire(entry);
-                continue;
-            }
             Exchange exchange = poll();
             if (exchange == null) {
                 if (!entry.release()) {
@@ -318,6 +330,7 @@ final class Destination {
 
     private void connectFailed(Pool.Entry<ClientConnection> entry, Throwable failure) {
         entry.remove();
+        CompletableFuture<Void> preCreated = preCreating.isEmpty() ? null : preCreating.remove(entry);
         IOException cause;
         if (failure instanceof SocketTimeoutException
                 || failure instanceof UnknownHostException
@@ -331,6 +344,12 @@ final class Destination {
             cause.initCause(failure);
         }
         LOG.log(Level.DEBUG, "connect to {0} failed: {1}", origin, failure);
+        if (preCreated != null) {
+            // No exchange asked for this connection: only the pre-creation fails, queued exchanges connect anew.
+            preCreated.completeExceptionally(cause);
+            process();
+            return;
+        }
         // The exchange that asked for this connection fails; the others get their own attempt.
         Exchange exchange = poll();
         if (exchange != null) {
@@ -347,23 +366,94 @@ final class Destination {
         int now = open.incrementAndGet();
         maxOpen.accumulateAndGet(now, Math::max);
         opened.increment();
+        CompletableFuture<Void> preCreated = preCreating.isEmpty() ? null : preCreating.remove(connection.entry());
         if (!connection.entry().enable(connection, false)) {
             connection.endPoint().close(); // the client closed meanwhile
+            if (preCreated != null) {
+                preCreated.completeExceptionally(new IOException("the client is closed"));
+            }
             return;
         }
+        scheduleExpiry(connection);
+        if (preCreated != null) {
+            preCreated.complete(null);
+        }
         process();
+    }
+
+    /**
+     * Closes the connection when it reaches the max duration, if it is idle then. One carrying exchanges is retired
+     * when they release it ({@link ConnectionPool#release}), and an acquire that comes across an expired one skips it.
+     */
+    private void scheduleExpiry(ClientConnection connection) {
+        long nanos = connections.maxDurationNanos();
+        if (nanos <= 0) {
+            return;
+        }
+        long remaining = Math.max(0, connection.createdNanos() + nanos - System.nanoTime());
+        Timeout timeout;
+        try {
+            timeout = client.timer().schedule(() -> expireIfIdle(connection), remaining, TimeUnit.NANOSECONDS);
+        } catch (IllegalStateException stopped) {
+            return; // the client is closing: so is the connection
+        }
+        connection.expiry(timeout);
+        if (!connection.endPoint().isOpen()) {
+            timeout.cancel(); // closed before the handle was kept, so onClosed could not cancel it
+        }
+    }
+
+    private void expireIfIdle(ClientConnection connection) {
+        if (connection.entry().removeIfIdle()) {
+            LOG.log(Level.DEBUG, "closing {0}: it reached the max connection duration", connection);
+            close(connection);
+        }
+    }
+
+    private static void close(ClientConnection connection) {
+        if (connection instanceof Http2Connection h2) {
+            h2.closeGracefully();
+        } else {
+            connection.endPoint().close();
+        }
+    }
+
+    /**
+     * Opens connections ahead of requests, up to the max connections of the destination (reserved and open ones
+     * included).
+     *
+     * @param count how many connections to open
+     * @return a future completed when they are all open, or failed with the first connect failure
+     */
+    CompletableFuture<Void> preCreate(int count) {
+        List<CompletableFuture<Void>> all = new ArrayList<>();
+        for (int i = 0; i < count && !stopped; i++) {
+            Pool.Entry<ClientConnection> entry = pool.reserve();
+            if (entry == null) {
+                break; // the pool is full: the connections asked for exist, or are being opened
+            }
+            CompletableFuture<Void> opened = new CompletableFuture<>();
+            preCreating.put(entry, opened);
+            all.add(opened);
+            connect(entry);
+        }
+        return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
     }
 
     /** A connection's endpoint closed (called before its pool entry is removed). */
     void onClosed(ClientConnection connection) {
         open.decrementAndGet();
         closed.increment();
+        Timeout expiry = connection.expiry();
+        if (expiry != null) {
+            expiry.cancel();
+        }
     }
 
     /** A connection finished an exchange and persists: back to the pool, then serve the queue. */
     void release(ClientConnection connection) {
-        if (!connection.entry().release()) {
-            retire(connection.entry()); // worn out (max usage) or the pool closed
+        if (!connections.release(connection.entry())) {
+            retire(connection.entry()); // worn out (max usage or duration) or the pool closed
         }
         process();
     }
@@ -389,7 +479,7 @@ final class Destination {
      */
     void streamEnded(Http2Connection connection, boolean reusable) {
         Pool.Entry<ClientConnection> entry = connection.entry();
-        if (!reusable || !entry.release()) {
+        if (!reusable || !connections.release(entry)) {
             if (entry.remove()) {
                 connection.closeGracefully();
             }
@@ -481,9 +571,14 @@ final class Destination {
         DestinationStatistics s = statistics();
         return "Destination{" + origin + (proxy != null ? " via proxy " + proxy : "") + ", queued=" + s.queued() + "/"
                 + client.maxQueuedPerDestination()
-                + ", pool=" + s.connections() + "/" + pool.maxEntries() + " (idle=" + s.idle() + ", inUse=" + s.inUse()
-                + ", connecting=" + s.connecting() + "), open=" + s.open() + ", maxOpen=" + s.maxOpen() + ", opened="
+                + ", pool=" + s.connections() + "/" + pool.maxEntries() + " (active=" + s.inUse() + ", idle=" + s.idle()
+                + ", pending=" + s.connecting() + "), open=" + s.open() + ", maxOpen=" + s.maxOpen() + ", opened="
                 + s.opened() + ", closed=" + s.closed() + ", exchanges=" + s.exchanges() + ", retries=" + s.retries()
-                + ", rejected=" + s.rejected() + ", maxUsage=" + pool.maxUsage() + ", cache=" + pool.cacheSize() + "}";
+                + ", rejected=" + s.rejected() + ", kind=" + client.connectionPoolKind() + ", maxUsage="
+                + pool.maxUsage() + ", cache=" + pool.cacheSize()
+                + (connections.maxDurationNanos() > 0
+                        ? ", maxDuration=" + TimeUnit.NANOSECONDS.toMillis(connections.maxDurationNanos()) + "ms"
+                        : "")
+                + "}";
     }
 }

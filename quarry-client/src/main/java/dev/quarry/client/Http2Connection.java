@@ -3,6 +3,7 @@ package dev.quarry.client;
 import dev.quarry.core.InvocationType;
 import dev.quarry.core.buffer.RetainableByteBuffer;
 import dev.quarry.core.pool.Pool;
+import dev.quarry.core.timer.Timeout;
 import dev.quarry.http.h2.ErrorCode;
 import dev.quarry.http.h2.FrameGenerator;
 import dev.quarry.http.h2.FrameListener;
@@ -74,6 +75,8 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
     private final Destination destination;
     private final HttpClient client;
     private final Pool.Entry<ClientConnection> entry;
+    private final long createdNanos = System.nanoTime();
+    private volatile Timeout expiry;
     private final Http2Lock lock = new Http2Lock();
     private final HpackEncoder encoder = new HpackEncoder();
     private final FrameGenerator generator = new FrameGenerator(encoder);
@@ -141,6 +144,21 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
     @Override
     public Pool.Entry<ClientConnection> entry() {
         return entry;
+    }
+
+    @Override
+    public long createdNanos() {
+        return createdNanos;
+    }
+
+    @Override
+    public void expiry(Timeout timeout) {
+        this.expiry = timeout;
+    }
+
+    @Override
+    public Timeout expiry() {
+        return expiry;
     }
 
     @Override

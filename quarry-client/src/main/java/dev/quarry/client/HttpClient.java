@@ -13,6 +13,7 @@ import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
 import java.net.CookieStore;
 import java.net.SocketTimeoutException;
+import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -48,10 +49,16 @@ import javax.net.ssl.SSLContext;
  * <p><b>Connections.</b> At most {@code maxConnectionsPerDestination} per origin; beyond, requests wait in a queue of
  * at most {@code maxQueuedRequestsPerDestination} and a request that finds it full fails at once with a
  * {@link java.util.concurrent.RejectedExecutionException}. Connections persist unless the server or the request says
- * {@code Connection: close}, are closed after {@code maxUsagePerConnection} exchanges when set, and leave the pool
- * when idle for {@code idleTimeout} or when the server closes them. A request sent on a pooled connection that the
+ * {@code Connection: close}, are closed after {@code maxUsagePerConnection} exchanges or once older than
+ * {@code maxConnectionDuration} when set (between two exchanges, never during one), and leave the pool when idle for
+ * {@code idleTimeout} or when the server closes them. Which available connection a request takes is the
+ * {@link ConnectionPoolKind} ({@link Builder#connectionPool}); {@link #preCreateConnections} opens connections ahead of
+ * the first requests. A request sent on a pooled connection that the
  * server had closed meanwhile is retried once on a new connection if it is idempotent with a replayable body, or if
  * nothing of it was sent.
+ *
+ * <p><b>Statistics</b> per destination (queued, active, idle, pending connections and totals): {@link #statistics()},
+ * {@link #toString()}, and MXBeans with {@link Builder#jmx(boolean)}.
  *
  * <p><b>Timeouts</b> fail the request with a {@link SocketTimeoutException}: connect, idle (no byte either way on a
  * connection carrying the exchange) and request (the whole exchange, from send to the end of the content).
@@ -94,6 +101,9 @@ public final class HttpClient implements AutoCloseable {
     private final ClientTls tls;
     private final ConcurrentMap<Origin, Destination> destinations = new ConcurrentHashMap<>();
     private final Cookies cookies; // null without a store: no cookie handling at all
+    /** Null unless {@link Builder#jmx(boolean)}. */
+    private final ClientMBeans mbeans;
+
     private volatile boolean closed;
 
     private HttpClient(Builder builder) {
@@ -115,10 +125,14 @@ public final class HttpClient implements AutoCloseable {
         this.selectors = SelectorManager.create(builder.name, builder.selectors, threads, IdleTimeouts.of(timer));
         this.executor = Executors.newThreadPerTaskExecutor(
                 Thread.ofVirtual().name(builder.name + "-", 0).factory());
+        this.mbeans = builder.jmx ? new ClientMBeans(this, builder.name) : null;
         try {
             threads.start();
             timer.start();
             selectors.start();
+            if (mbeans != null) {
+                mbeans.registerClient();
+            }
         } catch (IOException x) {
             close();
             throw new UncheckedIOException("cannot start the client's selectors", x);
@@ -268,8 +282,7 @@ public final class HttpClient implements AutoCloseable {
             exchange.cookie(cookies.header(request));
         }
         // One destination per origin: the proxy (or none) is a function of the origin, the client having one proxy.
-        Destination destination =
-                destinations.computeIfAbsent(request.origin(), origin -> new Destination(origin, this));
+        Destination destination = destination(request.origin());
         long millis = request.timeout().map(Duration::toMillis).orElse(config.requestTimeout.toMillis());
         if (millis > 0) {
             exchange.timeout(timer.schedule(
@@ -280,6 +293,46 @@ public final class HttpClient implements AutoCloseable {
         }
         destination.send(exchange);
         return exchange;
+    }
+
+    /**
+     * Opens connections to an origin ahead of its requests, so that the first requests find them open (as Jetty's
+     * {@code ConnectionPool.preCreateConnections}). Connections count against
+     * {@link Builder#maxConnectionsPerDestination(int)}, connecting ones and those already open included: asking for
+     * more opens only up to that limit. They then live as any pooled connection (idle timeout, max duration).
+     *
+     * @param uri any URI of the origin ({@code http} or {@code https}, host and port); its path is ignored
+     * @param count how many connections to open, at least 1
+     * @return a future completed once every connection opened (an HTTP/2 one once the server's SETTINGS arrived), or
+     *     failed with the first connect failure
+     * @throws IllegalArgumentException if {@code count < 1} or the URI has no supported scheme or no host
+     */
+    public CompletableFuture<Void> preCreateConnections(URI uri, int count) {
+        Objects.requireNonNull(uri, "uri");
+        if (count < 1) {
+            throw new IllegalArgumentException("count must be >= 1, was " + count);
+        }
+        if (closed) {
+            return CompletableFuture.failedFuture(new IOException("the client is closed"));
+        }
+        return destination(Origin.of(uri)).preCreate(count);
+    }
+
+    /** @return the destination of an origin, created (and registered on JMX, if asked) on first use */
+    private Destination destination(Origin origin) {
+        Destination destination = destinations.get(origin);
+        if (destination != null) {
+            return destination;
+        }
+        Destination created = new Destination(origin, this);
+        destination = destinations.putIfAbsent(origin, created);
+        if (destination != null) {
+            return destination; // another thread created it first; ours never served and holds nothing
+        }
+        if (mbeans != null) {
+            mbeans.registerDestination(created);
+        }
+        return created;
     }
 
     /** @return a snapshot of every destination's queue and pool */
@@ -306,6 +359,9 @@ public final class HttpClient implements AutoCloseable {
             return;
         }
         closed = true;
+        if (mbeans != null) {
+            mbeans.unregisterAll();
+        }
         for (Destination destination : destinations.values()) {
             destination.stop();
         }
@@ -362,6 +418,18 @@ public final class HttpClient implements AutoCloseable {
 
     int threadLocalCacheSize() {
         return config.threadLocalCacheSize;
+    }
+
+    String name() {
+        return config.name;
+    }
+
+    ConnectionPoolKind connectionPoolKind() {
+        return config.connectionPoolKind;
+    }
+
+    long maxConnectionDurationNanos() {
+        return config.maxConnectionDuration.toNanos();
     }
 
     long connectTimeoutMillis() {
@@ -428,6 +496,13 @@ public final class HttpClient implements AutoCloseable {
                 .append(config.maxQueuedRequestsPerDestination)
                 .append(", maxUsagePerConnection=")
                 .append(config.maxUsagePerConnection)
+                .append(", connectionPool=")
+                .append(config.connectionPoolKind)
+                .append(config.threadLocalCacheSize > 0 ? ", threadLocalCache=" + config.threadLocalCacheSize : "")
+                .append(
+                        config.maxConnectionDuration.isZero()
+                                ? ""
+                                : ", maxConnectionDuration=" + config.maxConnectionDuration)
                 .append(", connectTimeout=")
                 .append(config.connectTimeout)
                 .append(", idleTimeout=")
@@ -439,6 +514,7 @@ public final class HttpClient implements AutoCloseable {
                 .append(config.http2 && config.h2cUpgrade ? ", h2cUpgrade" : "")
                 .append(config.proxy == null ? "" : ", proxy=" + config.proxy)
                 .append(cookies == null ? "" : ", cookies")
+                .append(mbeans != null ? ", jmx" : "")
                 .append(", destinations=")
                 .append(destinations.values())
                 .append('}');
@@ -453,6 +529,8 @@ public final class HttpClient implements AutoCloseable {
         private int maxQueuedRequestsPerDestination = 1024;
         private int maxUsagePerConnection;
         private int threadLocalCacheSize;
+        private ConnectionPoolKind connectionPoolKind = ConnectionPoolKind.FIRST;
+        private Duration maxConnectionDuration = Duration.ZERO;
         private Duration connectTimeout = Duration.ofSeconds(10);
         private Duration idleTimeout = Duration.ofSeconds(30);
         private Duration requestTimeout = Duration.ZERO;
@@ -471,6 +549,7 @@ public final class HttpClient implements AutoCloseable {
         private HttpProxy proxy;
         private CookieStore cookieStore;
         private Duration continueTimeout = Duration.ofSeconds(1);
+        private boolean jmx;
 
         private Builder() {}
 
@@ -482,6 +561,8 @@ public final class HttpClient implements AutoCloseable {
             copy.maxQueuedRequestsPerDestination = maxQueuedRequestsPerDestination;
             copy.maxUsagePerConnection = maxUsagePerConnection;
             copy.threadLocalCacheSize = threadLocalCacheSize;
+            copy.connectionPoolKind = connectionPoolKind;
+            copy.maxConnectionDuration = maxConnectionDuration;
             copy.connectTimeout = connectTimeout;
             copy.idleTimeout = idleTimeout;
             copy.requestTimeout = requestTimeout;
@@ -500,6 +581,7 @@ public final class HttpClient implements AutoCloseable {
             copy.proxy = proxy;
             copy.cookieStore = cookieStore;
             copy.continueTimeout = continueTimeout;
+            copy.jmx = jmx;
             return copy;
         }
 
@@ -539,6 +621,27 @@ public final class HttpClient implements AutoCloseable {
          */
         public Builder threadLocalCache(int size) {
             this.threadLocalCacheSize = atLeast(0, size, "threadLocalCache");
+            return this;
+        }
+
+        /**
+         * @param kind which available connection of a destination a request takes (default
+         *     {@link ConnectionPoolKind#FIRST}); HTTP/2 connections are multiplexed whatever the kind
+         * @return this builder
+         */
+        public Builder connectionPool(ConnectionPoolKind kind) {
+            this.connectionPoolKind = Objects.requireNonNull(kind, "kind");
+            return this;
+        }
+
+        /**
+         * @param duration the age past which a connection is not reused: an idle one is closed when it reaches it,
+         *     one carrying exchanges when they end (never in the middle of one); zero for no limit (default). For
+         *     following DNS changes or spreading load over servers that come and go behind one name
+         * @return this builder
+         */
+        public Builder maxConnectionDuration(Duration duration) {
+            this.maxConnectionDuration = notNegative(duration, "maxConnectionDuration");
             return this;
         }
 
@@ -721,6 +824,17 @@ public final class HttpClient implements AutoCloseable {
             if (timeout.isZero()) {
                 throw new IllegalArgumentException("continueTimeout must be positive");
             }
+            return this;
+        }
+
+        /**
+         * @param enabled whether the client registers MXBeans with the platform MBean server (off by default): an
+         *     {@link HttpClientMXBean} ({@code dev.quarry:type=HttpClient,client=NAME,id=ID}) when built, a
+         *     {@link DestinationMXBean} per destination when first used, all unregistered when the client closes
+         * @return this builder
+         */
+        public Builder jmx(boolean enabled) {
+            this.jmx = enabled;
             return this;
         }
 

@@ -5,6 +5,7 @@ import dev.quarry.core.FutureCallback;
 import dev.quarry.core.InvocationType;
 import dev.quarry.core.buffer.RetainableByteBuffer;
 import dev.quarry.core.pool.Pool;
+import dev.quarry.core.timer.Timeout;
 import dev.quarry.http.BadMessageException;
 import dev.quarry.http.HttpField;
 import dev.quarry.http.HttpFields;
@@ -65,6 +66,8 @@ final class HttpConnection extends AbstractConnection
     private final Destination destination;
     private final HttpClient client;
     private final Pool.Entry<ClientConnection> entry;
+    private final long createdNanos = System.nanoTime();
+    private volatile Timeout expiry;
     private final HttpResponseParser parser;
     private final RetainableByteBuffer buffer;
     private final AtomicInteger completion = new AtomicInteger();
@@ -135,6 +138,21 @@ final class HttpConnection extends AbstractConnection
     @Override
     public Pool.Entry<ClientConnection> entry() {
         return entry;
+    }
+
+    @Override
+    public long createdNanos() {
+        return createdNanos;
+    }
+
+    @Override
+    public void expiry(Timeout timeout) {
+        this.expiry = timeout;
+    }
+
+    @Override
+    public Timeout expiry() {
+        return expiry;
     }
 
     @Override
