@@ -22,8 +22,8 @@
 # 512. That is what it does against this server; the table says so.
 #
 # Columns: req/s; errors (failures + non-2xx); connections established to nginx's port in the middle of the window;
-# the client's CPU seconds and microseconds per request; heap bytes allocated per request (Java clients); nginx's CPU
-# microseconds per request over the same window.
+# the client's CPU seconds and microseconds per request; heap bytes allocated per request (Java clients); the client's
+# read and write system calls per request (/proc/PID/io); nginx's CPU microseconds per request over the same window.
 # GOAL lines: client.<row>.vs-jetty (Quarry's req/s over Jetty's, 1.20), client.<row>.vs-jdk (over the JDK's, 1.50),
 # client.<row>.cpu-vs-native (native CPU per request over Quarry's, 0.50: Quarry within 2x of wrk / h2load). INFO lines:
 # CPU per request against Jetty and the JDK (theirs over Quarry's), and allocation.
@@ -69,7 +69,7 @@ echo "server:   nginx, 1 worker, HTTP/1.1 on $h1_port, h2c (prior knowledge, max
 [ "$QB_QUICK" = 1 ] && echo "note:     QUARRY_BENCH_QUICK=1: a smoke run, not numbers to record"
 echo
 
-declare -A RPS ERR CONNS CPU CPUREQ ALLOC SRVREQ SKIP
+declare -A RPS ERR CONNS CPU CPUREQ ALLOC SRVREQ SYSCALLS SKIP
 
 # The value of NAME=.. in a line of NAME=VALUE words (empty when absent).
 field() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -n1; }
@@ -133,6 +133,7 @@ run_java() {
     CPUREQ[$key]=$(cpu_per_request "$(field cpu_ticks "$line")" "$requests")
     ALLOC[$key]=$(field alloc_bytes_per_req "$line")
     SRVREQ[$key]=$(cpu_per_request $((ticks1 - ticks0)) "$requests")
+    SYSCALLS[$key]="$(field reads_per_req "$line")/$(field writes_per_req "$line")"
     grep -m1 'first error' "$err" >&2 || true
 }
 
@@ -160,8 +161,21 @@ run_native() {
     ' "${tool[@]}" "http://127.0.0.1:$port/plaintext" </dev/null >"$out" 2>&1 &
     pid=$!
     qb_track "$pid"
-    sleep $((DURATION / 2))
+    # The tool's read and write calls over the middle of its run (its /proc is gone once it ended), per request at
+    # its average rate: an estimate, hence the ~ in the table.
+    local tool_pid="" io0="" io1="" t0 t1
+    sleep 1
+    tool_pid=$(ps -o pid= --ppid "$pid" 2>/dev/null | tr -d ' ' | head -n1)
+    t0=$(date +%s.%N)
+    io0=$(io_calls "$tool_pid")
+    # From 1 s after the start to 1 s before the end, the connections counted half-way.
+    local half
+    half=$(awk -v d="$DURATION" 'BEGIN { print (d > 2 ? (d - 2) / 2 : 0) }')
+    sleep "$half"
     CONNS[$key]=$(established "$port")
+    sleep "$half"
+    t1=$(date +%s.%N)
+    io1=$(io_calls "$tool_pid")
     wait "$pid" || qb_log "warning: ${tool[0]} exited with $? ($out)"
     # shellcheck disable=SC2086
     ticks1=$(qb_cpu_ticks $QB_SERVER_PIDS)
@@ -196,6 +210,15 @@ run_native() {
     CPUREQ[$key]=$(cpu_per_request "$cpu_ticks" "$requests")
     ALLOC[$key]=n/a
     SRVREQ[$key]=$(cpu_per_request $((ticks1 - ticks0)) "$requests")
+    SYSCALLS[$key]=$(awk -v a="$io0" -v b="$io1" -v t0="$t0" -v t1="$t1" -v rps="${RPS[$key]}" 'BEGIN {
+        split(a, x, " "); split(b, y, " "); n = rps * (t1 - t0)
+        if (a == "" || b == "" || n <= 0) print "n/a"; else printf "~%.2f/%.2f", (y[1] - x[1]) / n, (y[2] - x[2]) / n }')
+}
+
+# "syscr syscw" of a PID from /proc/PID/io (empty when unreadable).
+io_calls() {
+    [ -n "$1" ] || return 0
+    awk '$1 == "syscr:" { r = $2 } $1 == "syscw:" { w = $2 } END { if (r != "") print r, w }' "/proc/$1/io" 2>/dev/null || true
 }
 
 qb_log "-- nginx: starting on core $QB_SERVER_CPU, ports $h1_port (HTTP/1.1) and $h2_port (h2c)"
@@ -230,9 +253,9 @@ label() {
     esac
 }
 
-row_format="%-12s %-17s %10s %7s %6s %7s %11s %10s %15s\n"
+row_format="%-12s %-17s %9s %6s %6s %6s %10s %11s %13s %12s\n"
 # shellcheck disable=SC2059 # the format is built above
-printf "$row_format" row client 'req/s' errors conns 'CPU s' 'CPU us/req' 'alloc B/req' 'nginx us/req'
+printf "$row_format" row client 'req/s' errors conns 'CPU s' 'CPU us/req' 'alloc B/req' 'rd/wr per req' 'nginx us/req'
 for row in "${ROWS[@]}"; do
     for client in $CLIENTS; do
         key=$client/$row
@@ -242,11 +265,12 @@ for row in "${ROWS[@]}"; do
         fi
         # shellcheck disable=SC2059
         printf "$row_format" "$row" "$(label "$client" "$row")" "${RPS[$key]:-}" "${ERR[$key]:-}" "${CONNS[$key]:-}" \
-            "${CPU[$key]:-}" "${CPUREQ[$key]:-}" "${ALLOC[$key]:-}" "${SRVREQ[$key]:-}"
+            "${CPU[$key]:-}" "${CPUREQ[$key]:-}" "${ALLOC[$key]:-}" "${SYSCALLS[$key]:-}" "${SRVREQ[$key]:-}"
     done
 done
 echo "* the native reference: CPU over its whole run (no JIT to warm up). conns: connections established to nginx's"
-echo "  port in the middle of the measured window."
+echo "  port in the middle of the measured window. rd/wr per req: the client's read-like and write-like system calls"
+echo "  per request (/proc/PID/io syscr, syscw); ~: the native tools' over the middle of their run at their average rate."
 echo "** the JDK's client asked for HTTP/2 over http:// sends Upgrade: h2c, which nginx ignores: it stays on HTTP/1.1"
 echo "  with one connection per request in flight (512), on nginx's HTTP/1.1 port."
 for key in "${!ERR[@]}"; do

@@ -35,7 +35,16 @@ final class ClosedLoop {
     }
 
     /** The counters and the process's resources at one instant. */
-    record Snapshot(long nanos, long ok, long non2xx, long errors, long cpuTicks, long cpuNanos, long allocatedBytes) {}
+    record Snapshot(
+            long nanos,
+            long ok,
+            long non2xx,
+            long errors,
+            long cpuTicks,
+            long cpuNanos,
+            long allocatedBytes,
+            long readCalls,
+            long writeCalls) {}
 
     /** What the measured window saw: the difference of two snapshots. */
     record Result(LoadOptions options, Snapshot start, Snapshot end, Throwable firstError) {
@@ -54,7 +63,7 @@ final class ClosedLoop {
                     java.util.Locale.ROOT,
                     "QUARRY_LOAD client=%s protocol=%s mode=%s connections=%d streams=%d in_flight=%d seconds=%.3f"
                             + " requests=%d non2xx=%d errors=%d rps=%.0f cpu_ticks=%d cpu_us_per_req=%.2f"
-                            + " alloc_bytes_per_req=%d",
+                            + " alloc_bytes_per_req=%d reads_per_req=%.2f writes_per_req=%.2f",
                     options.client().id(),
                     options.protocol(),
                     options.blocking() ? "blocking" : "async",
@@ -70,7 +79,13 @@ final class ClosedLoop {
                     requests > 0 ? (end.cpuNanos - start.cpuNanos) / 1e3 / requests : 0.0,
                     requests > 0 && start.allocatedBytes >= 0
                             ? (end.allocatedBytes - start.allocatedBytes) / requests
-                            : -1);
+                            : -1,
+                    perRequest(end.readCalls - start.readCalls, requests),
+                    perRequest(end.writeCalls - start.writeCalls, requests));
+        }
+
+        private static double perRequest(long count, long requests) {
+            return requests > 0 && count >= 0 ? (double) count / requests : -1;
         }
     }
 
@@ -170,8 +185,17 @@ final class ClosedLoop {
     }
 
     private Snapshot snapshot() {
+        long[] io = ioCalls();
         return new Snapshot(
-                System.nanoTime(), ok.sum(), non2xx.sum(), errors.sum(), cpuTicks(), cpuNanos(), allocatedBytes());
+                System.nanoTime(),
+                ok.sum(),
+                non2xx.sum(),
+                errors.sum(),
+                cpuTicks(),
+                cpuNanos(),
+                allocatedBytes(),
+                io[0],
+                io[1]);
     }
 
     /** User + system CPU of this process in clock ticks, as the scripts read it for the servers (stat(5) 14 and 15). */
@@ -184,6 +208,27 @@ final class ClosedLoop {
         } catch (IOException | RuntimeException x) {
             return -1;
         }
+    }
+
+    /**
+     * The read-like and write-like system calls of this process so far ({@code syscr} and {@code syscw} of
+     * {@code /proc/self/io}: read, readv, recv... and write, writev, send...), or -1 each when it cannot be read.
+     */
+    static long[] ioCalls() {
+        long reads = -1;
+        long writes = -1;
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/io"))) {
+                if (line.startsWith("syscr: ")) {
+                    reads = Long.parseLong(line.substring(7).trim());
+                } else if (line.startsWith("syscw: ")) {
+                    writes = Long.parseLong(line.substring(7).trim());
+                }
+            }
+        } catch (IOException | RuntimeException x) {
+            // Not Linux, or /proc/self/io not readable: the line says -1.
+        }
+        return new long[] {reads, writes};
     }
 
     /** The same in nanoseconds, finer than the ticks. */
