@@ -116,6 +116,11 @@ final class ClosedLoop {
         while (running.get() > 0 && System.nanoTime() < deadline) {
             Thread.sleep(10);
         }
+        if (running.get() > 0) {
+            // A client that stalls shows here: say so, with what it knows, rather than end as if all went well.
+            System.err.println(
+                    "load: " + running.get() + " requests still in flight 10 s after the end: " + client.state());
+        }
         return new Result(options, start, end, firstError.get());
     }
 

@@ -57,6 +57,11 @@ final class JettyLoadClient implements LoadClient {
     }
 
     @Override
+    public String state() {
+        return client.dump();
+    }
+
+    @Override
     public void close() throws Exception {
         client.stop();
     }

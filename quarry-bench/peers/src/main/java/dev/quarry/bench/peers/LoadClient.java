@@ -19,6 +19,11 @@ interface LoadClient extends AutoCloseable {
      */
     int sendAndWait() throws Exception;
 
+    /** @return what the client can say about its connections and queues, for a run that ended with requests stuck */
+    default String state() {
+        return toString();
+    }
+
     /** The end of one exchange. */
     @FunctionalInterface
     interface Completion {

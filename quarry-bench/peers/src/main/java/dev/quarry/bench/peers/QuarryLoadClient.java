@@ -63,6 +63,11 @@ final class QuarryLoadClient implements LoadClient {
     }
 
     @Override
+    public String state() {
+        return client.statistics().toString();
+    }
+
+    @Override
     public void close() {
         client.close();
     }
