@@ -161,8 +161,10 @@ qb_build_peers() {
     fi
     qb_log "building quarry-bench/peers (mvn -q -Pbench package -DskipTests) ..."
     local log="$QB_TMP/build.log"
-    # The peers are not in the default reactor: -Pbench adds them (see the root pom.xml).
-    if ! (cd "$QB_ROOT" && mvn -q -B -Pbench package -DskipTests -Dspotless.check.skip=true -pl quarry-bench/peers) \
+    # The peers are not in the default reactor: -Pbench adds them (see the root pom.xml). -am: the jar includes this
+    # checkout's quarry-client (the client scenario's load-quarry).
+    if ! (cd "$QB_ROOT" && mvn -q -B -Pbench package -DskipTests -Dspotless.check.skip=true -Dmaven.javadoc.skip=true \
+        -Dmaven.source.skip=true -pl quarry-bench/peers -am) \
         >"$log" 2>&1; then
         # Maven's own JVM warns about sun.misc.Unsafe on recent JDKs: show only what matters.
         sed -e 's/\x1b\[[0-9;]*m//g' "$log" | grep -v -e '^WARNING: ' -e '^$' >&2 || true
@@ -204,6 +206,7 @@ QB_READY_CURL_FLAGS=""  # extra curl flags for the readiness check, e.g. --http2
 QB_READY_URL=""         # the readiness check's URL, when not http://127.0.0.1:PORT/plaintext (e.g. an https port)
 QB_SERVER_ARGS=""       # extra options for the server started (quarry or a peer), e.g. TLS options
 QB_PEER=""              # the peer to run under another name (see qb_start_server)
+QB_NGINX_SERVER_EXTRA="" # extra directives for nginx's server block, e.g. a second listen line (see qb_nginx_config)
 
 qb_start_server() {
     local name=$1 port=$2 nginx_listen=${3:-} log="$QB_TMP/$1.log"
@@ -326,7 +329,8 @@ qb_java_pid() {
 }
 
 # An nginx config for the plaintext endpoint, in $QB_TMP/nginx. $2 is appended to the listen directive
-# (e.g. "http2" for h2c with prior knowledge).
+# (e.g. "http2" for h2c with prior knowledge); QB_NGINX_SERVER_EXTRA is added to the server block (e.g. a second
+# port: "listen 127.0.0.1:18082 http2; http2_max_concurrent_streams 32;").
 qb_nginx_config() {
     local port=$1 listen_extra=${2:-} dir="$QB_TMP/nginx" files
     mkdir -p "$dir/logs" "$dir/tmp"
@@ -357,6 +361,7 @@ http {
     scgi_temp_path $dir/tmp/scgi;
     server {
         listen 127.0.0.1:$port $listen_extra;
+        $QB_NGINX_SERVER_EXTRA
         location = /plaintext {
             default_type text/plain;
             return 200 "Hello, World!";

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
@@ -20,6 +21,8 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class ResponseContent extends InputStream {
     private static final Object COMPLETE = new Object();
+    // The largest array the JVMs allocate (a few words below Integer.MAX_VALUE), as InputStream assumes too.
+    private static final int MAX_ARRAY_SIZE = Integer.MAX_VALUE - 8;
 
     private final Source connection;
     private final Exchange exchange;
@@ -127,6 +130,34 @@ final class ResponseContent extends InputStream {
             consumed();
         }
         return n;
+    }
+
+    /**
+     * Reads the rest of the content straight from the chunks into one array, sized to the first chunk and grown only
+     * when more arrive. {@link InputStream#readAllBytes()} would read through a fresh 16 KiB buffer on every call: for
+     * a small response ({@link HttpResponse#asBytes()}) that is most of what the whole exchange allocates.
+     */
+    @Override
+    public byte[] readAllBytes() throws IOException {
+        byte[] all = new byte[0];
+        int size = 0;
+        while (awaitChunk()) {
+            int n = chunk.remaining();
+            if (n > all.length - size) {
+                if (n > MAX_ARRAY_SIZE - size) {
+                    throw new OutOfMemoryError("the response content exceeds " + MAX_ARRAY_SIZE + " bytes");
+                }
+                // Doubles past the first chunk, so that content in many chunks is copied O(1) times per byte.
+                int grown = all.length == 0
+                        ? n
+                        : (int) Math.min(MAX_ARRAY_SIZE, Math.max(size + (long) n, 2L * all.length));
+                all = Arrays.copyOf(all, grown);
+            }
+            chunk.get(all, size, n);
+            size += n;
+            consumed();
+        }
+        return size == all.length ? all : Arrays.copyOf(all, size);
     }
 
     /**

@@ -6,7 +6,8 @@ import java.util.concurrent.CountDownLatch;
 /**
  * Starts one peer server: {@code java -jar quarry-peers.jar <jetty|netty|netty-epoll|vertx|undertow|helidon> [--port N]
  * [--host H] [--idle-timeout SECONDS] [--tls-keystore FILE.p12 [--tls-password PW] [--tls-provider jdk|openssl]]}
- * (TLS: jetty and netty only; openssl: netty only).
+ * (TLS: jetty and netty only; openssl: netty only). {@code load-<quarry|jetty|jdk> URL ...} runs a load generator
+ * instead (see {@link LoadMain}).
  *
  * <p>Prints one line, {@code <peer> listening on <host>:<port> (<protocols>) pid <pid>}, once the server accepts
  * connections; the benchmark scripts wait for the port to answer rather than for this line, but a person reads it.
@@ -21,6 +22,10 @@ public final class PeerMain {
      * @throws InterruptedException if the main thread is interrupted while the server runs
      */
     public static void main(String[] args) throws InterruptedException {
+        if (args.length > 0 && args[0].startsWith("load-")) {
+            LoadMain.main(args);
+            return;
+        }
         Peer peer;
         PeerOptions options;
         try {
