@@ -32,6 +32,9 @@ import java.util.Objects;
  * @param maxOpenFiles files the responses of one connection may keep open at once (file downloads served by
  *     {@code StaticFiles}): a stream that needs one more waits, holding no file, until another response closes its
  *     file, so that a client that stops reading cannot pin a file per stream
+ * @param smallFrameWait how long a response's DATA fragment under 1 KiB, held back while the client's credit for our
+ *     data in flight is due (silly-window avoidance), waits for that credit before it is sent anyway: a client may
+ *     credit a window only once it is completely used, and would otherwise never be sent the rest
  */
 public record Http2Config(
         int maxConcurrentStreams,
@@ -46,7 +49,8 @@ public record Http2Config(
         Duration settingsAckTimeout,
         Duration streamIdleTimeout,
         long maxHeldContent,
-        int maxOpenFiles) {
+        int maxOpenFiles,
+        Duration smallFrameWait) {
 
     /**
      * The defaults: 128 streams, 256 KiB per stream, 1 MiB per connection, 16 KiB frames, 16 KiB of headers, and a
@@ -66,7 +70,8 @@ public record Http2Config(
             Duration.ofSeconds(10),
             Duration.ofSeconds(30),
             defaultMaxHeldContent(),
-            16);
+            16,
+            Duration.ofMillis(200));
 
     /**
      * The default budget for unread HTTP/2 request content: a quarter of the maximum heap, which is also the JVM's
@@ -103,6 +108,10 @@ public record Http2Config(
         if (maxOpenFiles < 1) {
             throw new IllegalArgumentException("maxOpenFiles must be >= 1, was " + maxOpenFiles);
         }
+        Objects.requireNonNull(smallFrameWait, "smallFrameWait");
+        if (smallFrameWait.isNegative()) {
+            throw new IllegalArgumentException("smallFrameWait must be >= 0, was " + smallFrameWait);
+        }
     }
 
     /** @return a builder starting from the defaults */
@@ -126,6 +135,7 @@ public record Http2Config(
         builder.streamIdleTimeout = streamIdleTimeout;
         builder.maxHeldContent = maxHeldContent;
         builder.maxOpenFiles = maxOpenFiles;
+        builder.smallFrameWait = smallFrameWait;
         return builder;
     }
 
@@ -176,6 +186,7 @@ public record Http2Config(
         private Duration streamIdleTimeout;
         private long maxHeldContent;
         private int maxOpenFiles;
+        private Duration smallFrameWait;
 
         private Builder() {}
 
@@ -257,6 +268,12 @@ public record Http2Config(
             return this;
         }
 
+        /** @param value how long a DATA fragment under 1 KiB waits for due credit @return this */
+        public Builder smallFrameWait(Duration value) {
+            smallFrameWait = value;
+            return this;
+        }
+
         /** @return the configuration, validated */
         public Http2Config build() {
             return new Http2Config(
@@ -272,7 +289,8 @@ public record Http2Config(
                     settingsAckTimeout,
                     streamIdleTimeout,
                     maxHeldContent,
-                    maxOpenFiles);
+                    maxOpenFiles,
+                    smallFrameWait);
         }
     }
 }

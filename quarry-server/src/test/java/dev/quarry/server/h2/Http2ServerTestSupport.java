@@ -164,6 +164,7 @@ abstract class Http2ServerTestSupport {
         private Duration streamIdleTimeout = Http2Config.DEFAULT.streamIdleTimeout();
         private long maxHeldContent = Http2Config.DEFAULT.maxHeldContent();
         private int maxOpenFiles = Http2Config.DEFAULT.maxOpenFiles();
+        private Duration smallFrameWait = Http2Config.DEFAULT.smallFrameWait();
 
         Limits maxConcurrentStreams(int value) {
             maxConcurrentStreams = value;
@@ -225,6 +226,11 @@ abstract class Http2ServerTestSupport {
             return this;
         }
 
+        Limits smallFrameWait(Duration value) {
+            smallFrameWait = value;
+            return this;
+        }
+
         Http2Config build() {
             return new Http2Config(
                     maxConcurrentStreams,
@@ -239,7 +245,8 @@ abstract class Http2ServerTestSupport {
                     settingsAckTimeout,
                     streamIdleTimeout,
                     maxHeldContent,
-                    maxOpenFiles);
+                    maxOpenFiles,
+                    smallFrameWait);
         }
     }
 }

@@ -9,6 +9,7 @@ import dev.quarry.http.h2.Http2Settings;
 import dev.quarry.http.h2test.FrameEvent;
 import dev.quarry.http.h2test.Http2TestClient;
 import dev.quarry.server.AsyncHandler;
+import dev.quarry.server.Http2Config;
 import dev.quarry.server.h2.TestHandlers.Shape;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -32,13 +33,19 @@ class PerFrameCreditTest extends Http2ServerTestSupport {
     private static final int STREAMS = 4;
     private static final int BODY = 3 * 1024 * 1024;
     private static final Duration DOWNLOAD_TIMEOUT = Duration.ofSeconds(60);
+    /**
+     * These clients credit every frame, but on a loaded machine a credit can take longer than the default wait after
+     * which a held fragment goes anyway (CreditWhenWindowUsedUpTest): here the server waits longer than any test.
+     */
+    private static final Http2Config WAITING_FOR_CREDIT =
+            new Limits().smallFrameWait(Duration.ofMinutes(5)).build();
 
     @Test
     void concurrentDownloadsCreditedFrameByFrameCompleteWithoutSmallFramesOrGoAway() throws Exception {
         byte[] body = randomBytes(BODY, 11);
         // The whole body in one write: every DATA frame boundary is the flusher's choice, none the handler's.
-        start(builder -> builder.handler(
-                AsyncHandler.nonBlocking((req, res, cb) -> res.write(true, ByteBuffer.wrap(body), cb))));
+        start(builder -> builder.http2Config(WAITING_FOR_CREDIT)
+                .handler(AsyncHandler.nonBlocking((req, res, cb) -> res.write(true, ByteBuffer.wrap(body), cb))));
         Http2TestClient client = connect(); // default windows, credit returned per DATA frame, as it arrives
 
         List<Integer> streams = new ArrayList<>();
@@ -59,7 +66,7 @@ class PerFrameCreditTest extends Http2ServerTestSupport {
     @EnumSource(Shape.class)
     void downloadsWrittenIn64KiBSlicesCreditedFrameByFrameCompleteWithoutSmallFramesOrGoAway(Shape shape)
             throws Exception {
-        start(builder -> builder.handler(TestHandlers.download(shape)));
+        start(builder -> builder.http2Config(WAITING_FOR_CREDIT).handler(TestHandlers.download(shape)));
         Http2TestClient client = connect();
 
         List<Integer> streams = new ArrayList<>();
@@ -103,13 +110,14 @@ class PerFrameCreditTest extends Http2ServerTestSupport {
     void aFragmentOfAWindowThatIsBoundToReopenWaitsButTheLastPieceGoesAsSoonAsItFits() throws Exception {
         byte[] body = randomBytes(65_535 + 500, 12);
         // Two writes: 65,535 octets, exactly the client's initial windows, then the last 500.
-        start(builder -> builder.handler(AsyncHandler.nonBlocking((req, res, cb) -> res.write(
-                false,
-                ByteBuffer.wrap(body, 0, 65_535),
-                Callback.from(
-                        InvocationType.NON_BLOCKING,
-                        () -> res.write(true, ByteBuffer.wrap(body, 65_535, 500), cb),
-                        cb::failed)))));
+        start(builder -> builder.http2Config(WAITING_FOR_CREDIT)
+                .handler(AsyncHandler.nonBlocking((req, res, cb) -> res.write(
+                        false,
+                        ByteBuffer.wrap(body, 0, 65_535),
+                        Callback.from(
+                                InvocationType.NON_BLOCKING,
+                                () -> res.write(true, ByteBuffer.wrap(body, 65_535, 500), cb),
+                                cb::failed)))));
         Http2TestClient client = connect().autoWindowUpdate(false);
         int stream = client.get("/download");
         awaitCondition(
@@ -140,8 +148,8 @@ class PerFrameCreditTest extends Http2ServerTestSupport {
     @Test
     void aWriteIsNotCutSoAsToLeaveASmallTailWhenMoreCreditIsDue() throws Exception {
         byte[] body = randomBytes(65_535 + 500, 14);
-        start(builder -> builder.handler(
-                AsyncHandler.nonBlocking((req, res, cb) -> res.write(true, ByteBuffer.wrap(body), cb))));
+        start(builder -> builder.http2Config(WAITING_FOR_CREDIT)
+                .handler(AsyncHandler.nonBlocking((req, res, cb) -> res.write(true, ByteBuffer.wrap(body), cb))));
         Http2TestClient client = connect().autoWindowUpdate(false);
         int stream = client.get("/download");
         // The windows would take all but the last 500 octets: the server leaves a tail worth a frame instead.
@@ -170,8 +178,8 @@ class PerFrameCreditTest extends Http2ServerTestSupport {
     @Test
     void aWindowConfiguredTinyIsUsedAsItIsWithoutDeadlock() throws Exception {
         byte[] body = randomBytes(8_000, 13);
-        start(builder -> builder.handler(
-                AsyncHandler.nonBlocking((req, res, cb) -> res.write(true, ByteBuffer.wrap(body), cb))));
+        start(builder -> builder.http2Config(WAITING_FOR_CREDIT)
+                .handler(AsyncHandler.nonBlocking((req, res, cb) -> res.write(true, ByteBuffer.wrap(body), cb))));
         // 100 octets per stream, credited frame by frame: nothing more will ever be open at once.
         Http2TestClient client = connect(new Http2Settings().set(Http2Settings.INITIAL_WINDOW_SIZE, 100));
         int stream = client.get("/download");

@@ -41,8 +41,10 @@ import java.util.function.Supplier;
  * together when the input runs dry. File content of a response with a Content-Length goes zero-copy: the head is
  * flushed, then the region is transferred from the file to the socket ({@link EndPoint#transfer}).
  *
- * <p>Threading: {@link #process()} runs on one thread at a time (the read callback is one-shot, and an exchange in
- * progress stops processing until it completes). An exchange's handler may read, write and complete from any thread;
+ * <p>Threading: {@link #process()} runs on one thread at a time ({@link ProcessingActivity}): a call that comes while
+ * another thread is inside (a read wake-up that a TLS endpoint delivers at once on another thread, an exchange
+ * completed on a handler's thread before the thread that started it has left) makes that thread go round once more
+ * instead of running alongside it. An exchange's handler may read, write and complete from any thread;
  * completion resumes processing on the completing thread, in non-blocking mode unless every blocking handler is
  * dispatched anyway. Buffers are released only by the activity that owns them (never from {@code onClose}, which may
  * run on any thread while they are in use).
@@ -189,8 +191,24 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
     /** Parses and handles buffered requests, reading more as needed, until it must wait. */
     private void process() {
         if (!activity.enter()) {
-            return; // a graceful shutdown closed the idle connection: nothing may be read any more
+            // Another thread is processing, and goes round once more for this call before it leaves; or a graceful
+            // shutdown closed the idle connection, and nothing may be read any more. Two threads processing at once
+            // would share the parser and the buffers, and the first to leave would clear processingThread under the
+            // second (or release the buffers it parses, if the connection closed meanwhile).
+            return;
         }
+        do {
+            processRound();
+        } while (activity.exit());
+        if (shutdown) {
+            // The shutdown may have found this thread processing and left the closing to it (Dekker: the flag is
+            // written before the shutdown reads the activity, and read here after it changed).
+            closeOrReadOnceMore();
+        }
+    }
+
+    /** One round of {@link #process()}, by the thread that owns processing. */
+    private void processRound() {
         processingThread = Thread.currentThread();
         try {
             while (!closed && exchange == null) {
@@ -240,16 +258,6 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
             if (closed && exchange == null) {
                 buffers.releaseAll();
             }
-            exitProcessing();
-        }
-    }
-
-    private void exitProcessing() {
-        activity.exit();
-        if (shutdown) {
-            // The shutdown may have found this thread processing and left the closing to it (Dekker: the flag is
-            // written before the shutdown reads the activity, and read here after it changed).
-            closeOrReadOnceMore();
         }
     }
 

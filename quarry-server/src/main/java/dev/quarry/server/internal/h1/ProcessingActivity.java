@@ -4,13 +4,23 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * Tracks which threads are inside a connection's processing, so that a graceful shutdown may close an idle connection
- * from another thread without racing with a request that is just being read.
+ * Who processes a connection: one thread at a time, so that a graceful shutdown may close an idle connection from
+ * another thread without racing with a request that is just being read, and so that two threads never parse, handle
+ * or release the connection's buffers at once.
  *
- * <p>One word holds the number of threads processing (low 16 bits) and a generation changed by every entry and exit
- * (above), or {@link #CLOSED_IDLE} once a graceful shutdown closed the connection while it was idle. A closer that
- * observed the word with nobody processing, checked that the connection is idle, and then wins a CAS from that same
- * word knows that no processing started or ended in between; after that, no processing can start any more.
+ * <p>Processing is asked for from several threads: a read wake-up, an exchange completed on a handler's thread, a
+ * flushed write. A wake-up may come while another thread is still inside: over TLS, a fill interest registered from
+ * inside processing completes at once, on another thread, when the TLS layer already holds bytes for the reader; on
+ * any endpoint, an exchange completed asynchronously resumes processing while the thread that started it may not have
+ * left yet. Such a call is never run alongside, nor dropped: it marks processing as asked for again, and the thread
+ * inside goes round once more before it leaves (the call's bytes, or the next pipelined request, are then its to
+ * process).
+ *
+ * <p>One word holds whether a thread is processing ({@code ACTIVE}), whether processing was asked for again meanwhile
+ * ({@code AGAIN}), and a generation changed by every entry and exit (above), or {@link #CLOSED_IDLE} once a graceful
+ * shutdown closed the connection while it was idle. A closer that observed the word with nobody processing, checked
+ * that the connection is idle, and then wins a CAS from that same word knows that no processing started or ended in
+ * between; after that, no processing can start any more.
  *
  * <p>Thread-safety: lock-free, any thread; each operation is a CAS loop on one field, allocation-free.
  */
@@ -18,7 +28,8 @@ final class ProcessingActivity {
     /** The state once closed while idle; also what {@link #quiescent()} answers when the connection is not. */
     static final long CLOSED_IDLE = -1;
 
-    private static final long ACTIVE = 0xFFFF;
+    private static final long ACTIVE = 1;
+    private static final long AGAIN = 2;
     private static final long GENERATIONS = (1L << 46) - 1;
     private static final VarHandle STATE;
 
@@ -33,25 +44,41 @@ final class ProcessingActivity {
     @SuppressWarnings("unused") // accessed through STATE
     private volatile long state;
 
-    /** @return true if the caller may process; false if a graceful shutdown closed the idle connection */
+    /**
+     * @return true if the caller processes now; false if another thread is processing (it goes round once more before
+     *     it leaves: the caller's reason to process is its now) or a graceful shutdown closed the idle connection
+     */
     boolean enter() {
         while (true) {
             long current = state;
             if (current == CLOSED_IDLE) {
                 return false;
             }
-            if (STATE.compareAndSet(this, current, nextGeneration(current) | ((current & ACTIVE) + 1))) {
+            if ((current & ACTIVE) != 0) {
+                if ((current & AGAIN) != 0 || STATE.compareAndSet(this, current, current | AGAIN)) {
+                    return false;
+                }
+            } else if (STATE.compareAndSet(this, current, nextGeneration(current) | ACTIVE)) {
                 return true;
             }
         }
     }
 
-    /** The caller leaves processing (after a successful {@link #enter()}). */
-    void exit() {
+    /**
+     * The caller leaves processing (after {@link #enter()} returned true), unless processing was asked for again
+     * while it was inside.
+     *
+     * @return true if the caller must go round once more: it is still the one processing; false once it left
+     */
+    boolean exit() {
         while (true) {
             long current = state;
-            if (STATE.compareAndSet(this, current, nextGeneration(current) | ((current & ACTIVE) - 1))) {
-                return;
+            if ((current & AGAIN) != 0) {
+                if (STATE.compareAndSet(this, current, nextGeneration(current) | ACTIVE)) {
+                    return true;
+                }
+            } else if (STATE.compareAndSet(this, current, nextGeneration(current))) {
+                return false;
             }
         }
     }
@@ -82,6 +109,7 @@ final class ProcessingActivity {
         long current = state;
         return current == CLOSED_IDLE
                 ? "closed while idle"
-                : (current & ACTIVE) + " processing, generation " + (current >>> 16);
+                : ((current & ACTIVE) != 0 ? "processing" : "not processing")
+                        + ((current & AGAIN) != 0 ? " (again)" : "") + ", generation " + (current >>> 16);
     }
 }

@@ -1,10 +1,13 @@
 package dev.quarry.server.internal.h2;
 
 import dev.quarry.core.Callback;
+import dev.quarry.core.Invocable;
 import dev.quarry.core.InvocationType;
 import dev.quarry.core.IteratingCallback;
 import dev.quarry.core.buffer.ByteBufferPool;
 import dev.quarry.core.buffer.RetainableByteBuffer;
+import dev.quarry.core.timer.HashedWheelTimer;
+import dev.quarry.core.timer.Timeout;
 import dev.quarry.http.HttpFields;
 import dev.quarry.http.h2.ErrorCode;
 import dev.quarry.http.h2.FrameGenerator;
@@ -12,6 +15,7 @@ import dev.quarry.http.h2.Http2Settings;
 import dev.quarry.io.EndPoint;
 import java.nio.BufferOverflowException;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,7 +45,18 @@ final class Http2Flusher extends IteratingCallback {
      */
     static final int MIN_DATA_FRAME = Http2ControlFrames.MIN_USEFUL_WINDOW_UPDATE;
 
+    private static final long NOT_HELD = Long.MIN_VALUE;
+
     private final ReentrantLock lock;
+    private final HashedWheelTimer timer;
+    /**
+     * How long the silly-window rule may hold a small DATA fragment back while it waits for credit
+     * ({@code Http2Config.smallFrameWait}). A client that credits as it consumes answers within a round trip; one that
+     * credits only once a window is completely used (RFC 9113 lets it) never does, and without this bound its stream
+     * would wait for its idle timeout.
+     */
+    private final Duration smallFrameWait;
+
     private final EndPoint endPoint;
     private final ByteBufferPool buffers;
     private final FrameGenerator generator;
@@ -61,15 +76,23 @@ final class Http2Flusher extends IteratingCallback {
     private Throwable terminated;
     private int maxFrameSize = 16_384;
     private int peerInitialStreamWindow = Http2Settings.DEFAULT_INITIAL_WINDOW_SIZE;
+    // Whether the round being generated held a fragment back (silly-window rule), and the timer that will look at the
+    // held fragments again; both under the lock.
+    private boolean heldThisRound;
+    private Timeout holdTimer;
 
     Http2Flusher(
             ReentrantLock lock,
+            HashedWheelTimer timer,
+            Duration smallFrameWait,
             EndPoint endPoint,
             ByteBufferPool buffers,
             FrameGenerator generator,
             Windows windows,
             int bufferSize) {
         this.lock = lock;
+        this.timer = timer;
+        this.smallFrameWait = smallFrameWait;
         this.endPoint = endPoint;
         this.buffers = buffers;
         this.generator = generator;
@@ -163,14 +186,19 @@ final class Http2Flusher extends IteratingCallback {
      * limits the frame has some of our data in flight (the stream window below the peer's initial stream window, or
      * the connection window below its initial 65,535 octets, which only our DATA lowers (RFC 9113 6.9.2)), so a
      * WINDOW_UPDATE is due. A window with nothing in flight (the peer configured it tiny) is used as it is, and the
-     * last piece of a write goes as soon as the windows hold all of it, however small: nothing waits forever here.
+     * last piece of a write goes as soon as the windows hold all of it, however small. And the WINDOW_UPDATE that is
+     * due may never come, since a client may credit only once a window is completely used: a fragment held back for
+     * {@code smallFrameWait} goes anyway ({@code holdExpired}). Nothing waits forever here.
+     *
+     * @param holdExpired whether this fragment has already waited {@code smallFrameWait} for credit: whatever
+     *     the windows allow goes
      */
-    int dataFrameLength(Http2Stream stream, int remaining) {
+    int dataFrameLength(Http2Stream stream, int remaining, boolean holdExpired) {
         int streamWindow = stream.sendWindow();
         int connectionWindow = windows.connectionSendWindow();
         int length = Math.min(Math.min(remaining, maxFrameSize), Math.min(streamWindow, connectionWindow));
-        if (length <= 0) {
-            return 0;
+        if (length <= 0 || holdExpired) {
+            return Math.max(length, 0);
         }
         int tail = remaining - length;
         int small = Math.max(1, Math.min(MIN_DATA_FRAME, peerInitialStreamWindow / 2));
@@ -183,6 +211,57 @@ final class Http2Flusher extends IteratingCallback {
             return remaining - small; // a shorter frame, that leaves a tail worth a frame of its own
         }
         return creditDue ? 0 : length;
+    }
+
+    /**
+     * Under the lock, when {@link #dataFrameLength} returned 0: notes a fragment held back by the silly-window rule
+     * (both windows are open), so that the timer looks at it again after {@code smallFrameWait}; a closed window
+     * is the peer's to open and holds nothing back.
+     *
+     * @param heldSince when this fragment was first held back, or {@code NOT_HELD}
+     * @return when it was first held back ({@code heldSince}, or now), or {@code NOT_HELD} if a window is closed
+     */
+    long hold(Http2Stream stream, long heldSince) {
+        if (stream.sendWindow() <= 0 || windows.connectionSendWindow() <= 0) {
+            return NOT_HELD;
+        }
+        heldThisRound = true;
+        // System.nanoTime(), not the timer's coarse clock, which lags by as long as its ticker is kept from running: a
+        // late tick would make a fragment held a moment ago look held for long. Only a held fragment reads the clock.
+        return heldSince != NOT_HELD ? heldSince : System.nanoTime();
+    }
+
+    /** @return whether a fragment held back since {@code heldSince} has waited long enough for credit; under the lock */
+    boolean holdExpired(long heldSince) {
+        return heldSince != NOT_HELD && System.nanoTime() - heldSince >= smallFrameWait.toNanos();
+    }
+
+    /**
+     * Under the lock, at the end of a round: if it held a fragment back, makes sure the timer will run a round again
+     * (the hold of a fragment expires only in a round, and no WINDOW_UPDATE may come to start one). One timer per
+     * connection, armed only while something is held back.
+     */
+    private void armHoldTimer() {
+        if (!heldThisRound || holdTimer != null || terminated != null) {
+            heldThisRound = false;
+            return;
+        }
+        heldThisRound = false;
+        try {
+            holdTimer = timer.schedule(Invocable.task(InvocationType.NON_BLOCKING, this::onHoldTimer), smallFrameWait);
+        } catch (IllegalStateException stopped) {
+            // The server is stopping: its connections are being closed, this one with them.
+        }
+    }
+
+    private void onHoldTimer() {
+        lock.lock();
+        try {
+            holdTimer = null;
+        } finally {
+            lock.unlock();
+        }
+        iterate();
     }
 
     @Override
@@ -291,6 +370,7 @@ final class Http2Flusher extends IteratingCallback {
             if (out.position() > segmentStart) {
                 gather.add(slice(out, segmentStart, out.position()));
             }
+            armHoldTimer();
         } finally {
             lock.unlock();
         }
@@ -341,6 +421,10 @@ final class Http2Flusher extends IteratingCallback {
             queue.clear();
             active.clear();
             completed.clear();
+            if (holdTimer != null) {
+                holdTimer.cancel();
+                holdTimer = null;
+            }
         } finally {
             lock.unlock();
         }
@@ -477,6 +561,8 @@ final class Http2Flusher extends IteratingCallback {
         private ByteBuffer content;
         private final boolean last;
         private boolean headersSent;
+        // When the silly-window rule first held back the next fragment of this write (System.nanoTime()), or NOT_HELD.
+        private long heldSince = NOT_HELD;
 
         ResponseEntry(
                 Http2Stream stream,
@@ -512,11 +598,13 @@ final class Http2Flusher extends IteratingCallback {
         private Generated generateData(Http2Flusher flusher, ByteBuffer out) {
             ByteBuffer payload = null;
             while (content != null && content.hasRemaining()) {
-                int length = flusher.dataFrameLength(stream, content.remaining());
+                int length = flusher.dataFrameLength(stream, content.remaining(), flusher.holdExpired(heldSince));
                 if (length == 0) {
+                    heldSince = flusher.hold(stream, heldSince);
                     stream.sendStalled(true); // waiting on the peer to open a window (wider)
                     return Generated.STALLED;
                 }
+                heldSince = NOT_HELD;
                 boolean end = last && trailers == null && length == content.remaining();
                 if (out.remaining() < FRAME_HEADER + (length <= COPY_THRESHOLD ? length : 0)) {
                     throw new BufferOverflowException();

@@ -119,6 +119,8 @@ public final class Http2ServerConnection extends AbstractConnection
         this.connectionWindow = new Http2ConnectionWindow(lock, config.connectionWindow());
         this.flusher = new Http2Flusher(
                 lock,
+                context.timer(),
+                config.smallFrameWait(),
                 endPoint,
                 context.buffers(),
                 generator,

@@ -6,12 +6,14 @@ import dev.quarry.core.Callback;
 import dev.quarry.core.InvocationType;
 import dev.quarry.core.buffer.ByteBufferPool;
 import dev.quarry.core.test.LeakTrackingPoolExtension;
+import dev.quarry.core.timer.HashedWheelTimer;
 import dev.quarry.http.h2.FrameGenerator;
 import dev.quarry.http.hpack.HpackEncoder;
 import dev.quarry.io.EndPoint;
 import java.io.EOFException;
 import java.lang.reflect.Proxy;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.ReentrantLock;
@@ -65,8 +67,15 @@ class Http2FlusherTest {
     void aCallbackThatTerminatesTheFlusherDoesNotFailWhatWasWritten(ByteBufferPool pool) {
         FrameGenerator generator = new FrameGenerator(new HpackEncoder());
         Http2Flusher[] flusher = new Http2Flusher[1];
-        flusher[0] =
-                new Http2Flusher(new ReentrantLock(), synchronousEndPoint(), pool, generator, new NoWindows(), 16_384);
+        flusher[0] = new Http2Flusher(
+                new ReentrantLock(),
+                new HashedWheelTimer(), // never started: nothing is held back here
+                Duration.ofMillis(200),
+                synchronousEndPoint(),
+                pool,
+                generator,
+                new NoWindows(),
+                16_384);
         List<String> outcomes = new CopyOnWriteArrayList<>();
         flusher[0].offer(new Http2Flusher.ControlEntry(
                 out -> generator.ping(out, 1, true),
