@@ -3,6 +3,7 @@ package dev.quarry.server.internal.h2;
 import dev.quarry.core.Callback;
 import dev.quarry.http.HttpException;
 import dev.quarry.http.HttpFields;
+import dev.quarry.http.HttpStatus;
 import dev.quarry.http.h2.ErrorCode;
 import dev.quarry.http.h2.FrameGenerator;
 import dev.quarry.http.h2.Http2Exception;
@@ -43,6 +44,8 @@ final class Http2Stream implements HttpStream {
     private boolean endStreamSent;
     private boolean completed;
     private boolean demanding;
+    // The request asked for 100 Continue and neither content nor a 100 has passed yet: the first demand sends it.
+    private boolean continuePending;
     private Throwable failure;
     private int sendWindow;
     private int recvWindow;
@@ -140,6 +143,7 @@ final class Http2Stream implements HttpStream {
      */
     boolean onData(ByteBuffer data, Http2SharedInput shared, int charged, int flowControlledLength, boolean endStream) {
         countContent(data.remaining(), endStream);
+        continuePending = false; // the client did not wait (it may not): a 100 now would only cost a frame
         if (data.hasRemaining()) {
             if (shared != null) {
                 shared.hold();
@@ -223,6 +227,11 @@ final class Http2Stream implements HttpStream {
         return bodyRate.failure();
     }
 
+    /** Under the lock, when the stream opens: the request carries {@code Expect: 100-continue} and has content. */
+    void expectContinue() {
+        continuePending = true;
+    }
+
     /** Under the lock: whether the stream's reads failed with a timeout (a late or too slow body, answered 408). */
     boolean isContentTimedOut() {
         return failure instanceof HttpException;
@@ -268,6 +277,7 @@ final class Http2Stream implements HttpStream {
     @Override
     public void demand() {
         boolean now;
+        boolean sendContinue = false;
         session.lock().lock();
         try {
             now = !content.isEmpty() || failure != null || remoteClosed;
@@ -276,12 +286,20 @@ final class Http2Stream implements HttpStream {
                     bodyRate.onWaiting();
                 }
                 demanding = true;
+                sendContinue = continuePending;
+                continuePending = false;
             }
         } finally {
             session.lock().unlock();
         }
         if (now) {
             exchange.onContentAvailable();
+        } else if (sendContinue) {
+            // RFC 9110 10.1.1 and RFC 9113 8.1: a HEADERS frame with :status 100 and no END_STREAM, ahead of the
+            // response (the flusher keeps a stream's entries in order). A final response sent without reading never
+            // gets here, so the client learns from it alone that its body is not wanted.
+            session.send(new Http2Flusher.ResponseEntry(
+                    this, HttpStatus.CONTINUE_100, new HttpFields(0), null, false, null, Callback.NOOP));
         }
     }
 

@@ -196,6 +196,8 @@ final class Http2StreamOpener {
             stream.exchange(exchange, head.contentLength());
             if (endStream) {
                 stream.onTrailers(null);
+            } else if (head.fields().containsToken(HttpHeader.EXPECT, "100-continue")) {
+                stream.expectContinue(); // RFC 9110 10.1.1: the client holds its DATA until the handler reads
             }
         } finally {
             lock.unlock();
