@@ -99,7 +99,9 @@ final class HttpConnection extends AbstractConnection
         this.offerH2c = offerH2c;
         this.destination = destination;
         this.client = client;
-        this.entry = entry;
+        // One exchange at a time, even in a pool that HTTP/2 connections made multiplexed (h2c upgrade, ALPN): the
+        // pool's maxMultiplex is the streams of an HTTP/2 connection, never this connection's.
+        this.entry = entry.maxHolders(1);
         this.parser = new HttpResponseParser(this, client.parserConfig());
         ByteBuffer initial;
         this.buffer = client.bufferPool().acquire(client.networkBufferSize(), true);
