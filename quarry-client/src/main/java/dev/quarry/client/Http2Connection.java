@@ -52,7 +52,7 @@ import java.util.function.Consumer;
  * streamed body. Frames from every thread go through the {@link Http2Flusher}.
  *
  * <p><b>Failures.</b> RST_STREAM fails its exchange only; a REFUSED_STREAM, or a stream above a GOAWAY's last stream
- * id, was not processed by the server and is retried once on a new connection. A frame the server should not have
+ * id, was not processed by the server and is retried on a new connection (up to 8 times). A frame the server should not have
  * sent fails the connection with GOAWAY and every exchange on it with a {@link BadResponseException}.
  *
  * <p>Thread-safety: state is guarded by {@link #lock}; frame callbacks run on the parsing (selector) thread.
@@ -293,7 +293,7 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
         }
     }
 
-    /** An exchange the server never saw: retried on another connection once, else failed; its hold ends. */
+    /** An exchange the server never saw: retried on another connection (a bounded number of times), else failed. */
     private void unprocessed(Exchange exchange, Throwable cause) {
         exchange.connection(null);
         if (exchange.retryableUnprocessed()) {
