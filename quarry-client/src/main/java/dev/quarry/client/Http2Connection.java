@@ -399,6 +399,34 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
         destination.streamEnded(this, isUsable());
     }
 
+    /**
+     * On close: a stream whose whole response arrived ends normally, its content left for the reader, even though its
+     * request was not marked sent yet (the writer's thread had not run since its last frame went out, or the server
+     * answered before reading the whole body: RFC 9113 8.1). nginx closes a connection right after the last response
+     * it owes once it sent GOAWAY.
+     *
+     * @return whether the stream ended so
+     */
+    private boolean answeredInFull(Http2Stream stream) {
+        Thread writer;
+        lock.lock();
+        try {
+            if (stream.closed || !stream.remoteEnded || stream.failure != null) {
+                return false;
+            }
+            closeLocked(stream);
+            writer = stream.creditWaiter;
+            stream.creditWaiter = null;
+        } finally {
+            lock.unlock();
+        }
+        if (writer != null) {
+            LockSupport.unpark(writer); // it finds the stream closed and stops sending
+        }
+        streamDone(stream);
+        return true;
+    }
+
     /** Under the lock: the stream no longer counts against the server's limit. */
     void closeLocked(Http2Stream stream) {
         stream.closed = true;
@@ -962,6 +990,9 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
             destination.onClosed(this);
         }
         for (Http2Stream stream : streamsLeft) {
+            if (answeredInFull(stream)) {
+                continue;
+            }
             // A request the server never received may go elsewhere; one it may have received fails.
             failStream(stream, reason, null, stream.id == 0);
         }
