@@ -632,6 +632,15 @@ final class HttpConnection extends AbstractConnection
 
     @Override
     public boolean onIdleExpired() {
+        Exchange current = exchange;
+        if (current != null) {
+            // Failed with the timeout before the endpoint closes: closing the channel wakes the selector, whose read of
+            // the closed socket would otherwise fail the exchange first, as if the server had closed the connection.
+            failExchange(
+                    current,
+                    new TimeoutException(
+                            "idle timeout expired after " + endPoint().idleTimeout() + " ms"));
+        }
         return true;
     }
 
