@@ -399,20 +399,31 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
         destination.streamEnded(this, isUsable());
     }
 
+    private void endStreamsAnsweredInFull() {
+        List<Http2Stream> streams;
+        lock.lock();
+        try {
+            streams = new ArrayList<>(live);
+        } finally {
+            lock.unlock();
+        }
+        for (Http2Stream stream : streams) {
+            answeredInFull(stream);
+        }
+    }
+
     /**
      * On close: a stream whose whole response arrived ends normally, its content left for the reader, even though its
      * request was not marked sent yet (the writer's thread had not run since its last frame went out, or the server
      * answered before reading the whole body: RFC 9113 8.1). nginx closes a connection right after the last response
      * it owes once it sent GOAWAY.
-     *
-     * @return whether the stream ended so
      */
-    private boolean answeredInFull(Http2Stream stream) {
+    private void answeredInFull(Http2Stream stream) {
         Thread writer;
         lock.lock();
         try {
             if (stream.closed || !stream.remoteEnded || stream.failure != null) {
-                return false;
+                return;
             }
             closeLocked(stream);
             writer = stream.creditWaiter;
@@ -424,7 +435,6 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
             LockSupport.unpark(writer); // it finds the stream closed and stops sending
         }
         streamDone(stream);
-        return true;
     }
 
     /** Under the lock: the stream no longer counts against the server's limit. */
@@ -976,6 +986,9 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
             }
             failure = reason;
         }
+        // First, so that failing the flusher's frames cannot fail them: a request's last frame may be written with its
+        // callback not run yet.
+        endStreamsAnsweredInFull();
         flusher.terminate(reason);
         boolean wasOpened;
         List<Http2Stream> streamsLeft;
@@ -990,9 +1003,6 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
             destination.onClosed(this);
         }
         for (Http2Stream stream : streamsLeft) {
-            if (answeredInFull(stream)) {
-                continue;
-            }
             // A request the server never received may go elsewhere; one it may have received fails.
             failStream(stream, reason, null, stream.id == 0);
         }
