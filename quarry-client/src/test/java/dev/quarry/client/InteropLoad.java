@@ -37,6 +37,7 @@ final class InteropLoad {
     static int run(HttpClient client, int firstId, int workers, int perWorker, IntFunction<HttpRequest> requestForId)
             throws InterruptedException {
         Queue<String> failures = new ConcurrentLinkedQueue<>();
+        Queue<Throwable> causes = new ConcurrentLinkedQueue<>();
         AtomicInteger answered = new AtomicInteger();
         List<Thread> threads = new ArrayList<>();
         for (int w = 0; w < workers; w++) {
@@ -53,6 +54,7 @@ final class InteropLoad {
                         }
                     } catch (Exception x) {
                         failures.add("request " + id + " failed: " + x);
+                        causes.add(x);
                     }
                 }
             }));
@@ -69,8 +71,10 @@ final class InteropLoad {
             }
         }
         if (!failures.isEmpty()) {
-            throw new AssertionError(failures.size() + " of " + workers * perWorker + " requests failed, first: "
-                    + failures.stream().limit(5).toList() + "; " + client);
+            throw new AssertionError(
+                    failures.size() + " of " + workers * perWorker + " requests failed, first: "
+                            + failures.stream().limit(5).toList() + "; " + client,
+                    causes.peek());
         }
         return answered.get();
     }

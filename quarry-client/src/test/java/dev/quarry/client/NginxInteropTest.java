@@ -322,8 +322,8 @@ class NginxInteropTest {
         int workers = 64;
         int perWorker = IDS / workers;
         // A 503 (limit_conn: more exchanges at once than the client's connections can carry) fails the load.
-        int answered = InteropLoad.run(
-                client, workers, perWorker, id -> HttpRequest.get(uri(protocol, "/ids/" + id + "?run=" + run)));
+        int answered = withNginxsLog(() -> InteropLoad.run(
+                client, workers, perWorker, id -> HttpRequest.get(uri(protocol, "/ids/" + id + "?run=" + run))));
         assertEquals(IDS, answered);
         assertEachIdLoggedOnce(run, IDS);
         DestinationStatistics stats = stats();
@@ -333,6 +333,19 @@ class NginxInteropTest {
         String log = read("error.log");
         assertFalse(log.contains("concurrent streams exceeded"), log);
         assertFalse(log.contains("limiting connections"), log);
+    }
+
+    /** A load whose failure also shows what nginx logged (at info level: refused streams, closed connections). */
+    private static int withNginxsLog(java.util.concurrent.Callable<Integer> load) throws Exception {
+        try {
+            return load.call();
+        } catch (AssertionError failed) {
+            String log = read("error.log");
+            throw new AssertionError(
+                    failed.getMessage() + "\nnginx error.log (last 4000 chars):\n"
+                            + log.substring(Math.max(0, log.length() - 4000)),
+                    failed);
+        }
     }
 
     /** Waits for nginx's access log of {@code /ids/} to hold the run's requests, then checks each id came once. */
@@ -359,8 +372,8 @@ class NginxInteropTest {
     void oneConnectionNeverCarriesMoreStreamsThanNginxAllows(Protocol protocol, ByteBufferPool pool) throws Exception {
         client(pool, protocol, HttpClient.builder().maxConnectionsPerDestination(1));
         String run = protocol + "-" + RUNS.incrementAndGet();
-        int answered =
-                InteropLoad.run(client, 64, 4, id -> HttpRequest.get(uri(protocol, "/ids/" + id + "?run=" + run)));
+        int answered = withNginxsLog(() ->
+                InteropLoad.run(client, 64, 4, id -> HttpRequest.get(uri(protocol, "/ids/" + id + "?run=" + run))));
         assertEquals(256, answered);
         assertEachIdLoggedOnce(run, 256);
         String log = read("error.log");
