@@ -32,6 +32,7 @@ final class Exchange {
     private volatile Throwable abortCause;
     private volatile boolean retried;
     private int refusals; // written by the connection's parsing thread only
+    private volatile int unprocessedRetries; // written by one connection at a time
 
     /** @param cookies where the response's cookies go, or null */
     Exchange(HttpRequest request, Executor executor, Cookies cookies) {
@@ -160,17 +161,22 @@ final class Exchange {
 
     /**
      * Decides whether an exchange that the server did not process (an HTTP/2 stream above a GOAWAY's last stream id,
-     * or reset with REFUSED_STREAM: RFC 9113 8.7) may go to a new connection: once only, never after an abort.
+     * or reset with REFUSED_STREAM: RFC 9113 8.7) may go to a new connection: up to {@value #MAX_UNPROCESSED_RETRIES}
+     * times, never after an abort.
      *
      * @return true if the exchange goes back to the queue (and is marked retried)
      */
     boolean retryableUnprocessed() {
-        if (retried || abortCause != null || state.get() != PENDING) {
+        if (abortCause != null || state.get() != PENDING) {
             return false;
         }
-        retried = true;
-        return true;
+        // Safe whatever the method (the server never saw it), so not limited to once: under load a server that ends
+        // every connection after a few requests (nginx's keepalive_requests sends GOAWAY) may turn the same request
+        // away from its second connection too. Bounded all the same, for a server that processes nothing.
+        return ++unprocessedRetries <= MAX_UNPROCESSED_RETRIES;
     }
+
+    private static final int MAX_UNPROCESSED_RETRIES = 8;
 
     /**
      * Counts a REFUSED_STREAM (RFC 9113 8.7: not processed) after which the exchange waits on the same connection for

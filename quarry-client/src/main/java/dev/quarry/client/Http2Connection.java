@@ -55,7 +55,7 @@ import java.util.function.Consumer;
  * streamed body. Frames from every thread go through the {@link Http2Flusher}.
  *
  * <p><b>Failures.</b> RST_STREAM fails its exchange only; a REFUSED_STREAM, or a stream above a GOAWAY's last stream
- * id, was not processed by the server and is retried once on a new connection. A frame the server should not have
+ * id, was not processed by the server and is retried on a new connection (up to 8 times). A frame the server should not have
  * sent fails the connection with GOAWAY and every exchange on it with a {@link BadResponseException}.
  *
  * <p>Thread-safety: state is guarded by {@link #lock}; frame callbacks run on the parsing (selector) thread.
@@ -315,7 +315,7 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
         }
     }
 
-    /** An exchange the server never saw: retried on another connection once, else failed; its hold ends. */
+    /** An exchange the server never saw: retried on another connection (a bounded number of times), else failed. */
     private void unprocessed(Exchange exchange, Throwable cause) {
         exchange.connection(null);
         if (exchange.retryableUnprocessed()) {
@@ -420,6 +420,44 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
         }
         startWaiting(true);
         destination.streamEnded(this, isUsable());
+    }
+
+    private void endStreamsAnsweredInFull() {
+        List<Http2Stream> streams;
+        lock.lock();
+        try {
+            streams = new ArrayList<>(live);
+        } finally {
+            lock.unlock();
+        }
+        for (Http2Stream stream : streams) {
+            answeredInFull(stream);
+        }
+    }
+
+    /**
+     * On close: a stream whose whole response arrived ends normally, its content left for the reader, even though its
+     * request was not marked sent yet (the writer's thread had not run since its last frame went out, or the server
+     * answered before reading the whole body: RFC 9113 8.1). nginx closes a connection right after the last response
+     * it owes once it sent GOAWAY.
+     */
+    private void answeredInFull(Http2Stream stream) {
+        Thread writer;
+        lock.lock();
+        try {
+            if (stream.closed || !stream.remoteEnded || stream.failure != null) {
+                return;
+            }
+            closeLocked(stream);
+            writer = stream.creditWaiter;
+            stream.creditWaiter = null;
+        } finally {
+            lock.unlock();
+        }
+        if (writer != null) {
+            LockSupport.unpark(writer); // it finds the stream closed and stops sending
+        }
+        streamDone(stream);
     }
 
     /** Under the lock: the stream no longer counts against the server's limit. */
@@ -1048,6 +1086,9 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
             }
             failure = reason;
         }
+        // First, so that failing the flusher's frames cannot fail them: a request's last frame may be written with its
+        // callback not run yet.
+        endStreamsAnsweredInFull();
         flusher.terminate(reason);
         boolean wasOpened;
         List<Http2Stream> streamsLeft;

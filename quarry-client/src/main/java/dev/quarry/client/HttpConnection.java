@@ -109,7 +109,9 @@ final class HttpConnection extends AbstractConnection
         this.offerH2c = offerH2c;
         this.destination = destination;
         this.client = client;
-        this.entry = entry;
+        // One exchange at a time, even in a pool that HTTP/2 connections made multiplexed (h2c upgrade, ALPN): the
+        // pool's maxMultiplex is the streams of an HTTP/2 connection, never this connection's.
+        this.entry = entry.maxHolders(1);
         this.parser = new HttpResponseParser(this, client.parserConfig());
         ByteBuffer initial;
         this.buffer = client.bufferPool().acquire(client.networkBufferSize(), true);
@@ -705,6 +707,15 @@ final class HttpConnection extends AbstractConnection
 
     @Override
     public boolean onIdleExpired() {
+        Exchange current = exchange;
+        if (current != null) {
+            // Failed with the timeout before the endpoint closes: closing the channel wakes the selector, whose read of
+            // the closed socket would otherwise fail the exchange first, as if the server had closed the connection.
+            failExchange(
+                    current,
+                    new TimeoutException(
+                            "idle timeout expired after " + endPoint().idleTimeout() + " ms"));
+        }
         return true;
     }
 

@@ -45,6 +45,14 @@ abstract class EntryState extends EntryLeftPadding {
     // Read directly where a volatile read is all we need, written only through STATE.
     private volatile long state = RESERVED;
 
+    /**
+     * The entry's own limit on holders, below the pool's {@code maxMultiplex}: for a pool that mixes objects taking one
+     * holder (HTTP/1.1 connections) with objects taking many (HTTP/2). Plain: written only while the entry is reserved,
+     * before the CAS that enables it, and read only after a volatile read of {@link #state} saw it enabled, so that CAS
+     * publishes it. Beside the state word, on its cache line: checking it costs an acquire no extra line.
+     */
+    int maxHolders = Integer.MAX_VALUE;
+
     static long lifecycle(long word) {
         return word & LIFECYCLE;
     }
@@ -63,7 +71,8 @@ abstract class EntryState extends EntryLeftPadding {
     }
 
     /**
-     * Acquires the entry if it is open, has fewer than {@code maxMultiplex} holders and was acquired fewer than
+     * Acquires the entry if it is open, has fewer than {@code maxMultiplex} holders (and fewer than its own
+     * {@link #maxHolders}) and was acquired fewer than
      * {@code usageLimit} times.
      *
      * @param usageLimit the usage limit, {@link Integer#MAX_VALUE} for none (the usage count saturates below it)
@@ -74,7 +83,7 @@ abstract class EntryState extends EntryLeftPadding {
             // Reading first (test-and-test-and-set) lets a scan skip a busy entry without taking its cache line
             // exclusive, which a failed CAS would do.
             long word = state;
-            if (word < 0 || (int) word >= maxMultiplex) {
+            if (word < 0 || (int) word >= maxMultiplex || (int) word >= maxHolders) {
                 return false;
             }
             int usage = (int) (word >>> 32); // word >= 0: the lifecycle bits are zero
@@ -103,7 +112,7 @@ abstract class EntryState extends EntryLeftPadding {
      */
     final int tryAcquireOnce(int maxMultiplex, int usageLimit) {
         long word = state;
-        if (word < 0 || (int) word >= maxMultiplex) {
+        if (word < 0 || (int) word >= maxMultiplex || (int) word >= maxHolders) {
             return UNAVAILABLE;
         }
         int usage = (int) (word >>> 32);

@@ -492,6 +492,28 @@ public final class Pool<T> implements Dumpable {
             return false;
         }
 
+        /**
+         * Limits how many holders this entry takes, below the pool's {@link Pool#maxMultiplex()}: for a pool whose
+         * objects differ, such as a client's pool of HTTP/2 connections (many streams each) that also holds HTTP/1.1
+         * connections (one exchange each, when the h2c upgrade was not made). Call it on a reserved entry, before
+         * {@link #enable}.
+         *
+         * @param max the most holders at once, at least 1
+         * @return this entry
+         * @throws IllegalArgumentException if {@code max < 1}
+         * @throws IllegalStateException if the entry was already enabled
+         */
+        public Entry<T> maxHolders(int max) {
+            if (max < 1) {
+                throw new IllegalArgumentException("maxHolders must be >= 1, was " + max);
+            }
+            if (pooled != null || lifecycle(word()) == OPEN) {
+                throw new IllegalStateException("maxHolders of an entry already enabled: " + this);
+            }
+            this.maxHolders = max;
+            return this;
+        }
+
         /** @return the pooled object; null only while the entry is reserved and not enabled */
         public T pooled() {
             return pooled;

@@ -75,6 +75,31 @@ class PoolMultiplexTest {
     }
 
     @Test
+    void anEntryWithItsOwnLimitTakesNoMoreHoldersThanThatInAMultiplexedPool() {
+        // An HTTP/1.1 connection (one exchange) in a pool of HTTP/2 connections (many streams).
+        Pool<Pooled> pool = Pool.<Pooled>builder(2).maxMultiplex(4).build();
+        Pool.Entry<Pooled> duplex = pool.reserve().maxHolders(1);
+        assertTrue(duplex.enable(new Pooled(0), false));
+        assertTrue(pool.reserve().enable(new Pooled(1), false));
+
+        assertEquals(List.of(0, 1, 1, 1, 1), Pools.ids(Pools.acquire(pool, 5)));
+        assertEquals(1, duplex.multiplexCount());
+        assertNull(pool.acquire());
+        assertTrue(duplex.release());
+        assertSame(duplex, pool.acquire());
+    }
+
+    @Test
+    void anEntrysOwnLimitIsSetBeforeItIsEnabled() {
+        Pool<Pooled> pool = Pools.filled(Pool.<Pooled>builder(1).maxMultiplex(2), 1);
+        Pool.Entry<Pooled> entry = pool.acquire();
+
+        assertThrows(IllegalStateException.class, () -> entry.maxHolders(1));
+        IllegalArgumentException x = assertThrows(IllegalArgumentException.class, () -> entry.maxHolders(0));
+        assertTrue(x.getMessage().contains("0"), x.getMessage());
+    }
+
+    @Test
     void maxMultiplexBelowOneIsRejectedWithTheValue() {
         Pool<Pooled> pool = Pool.<Pooled>builder(1).build();
 
