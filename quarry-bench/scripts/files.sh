@@ -12,7 +12,8 @@
 # would only measure how the load generator interleaves them (the labels say which). For each row: requests/s,
 # MB/s (bytes received by the client, heads included, per second), errors (wrk's socket errors + non-2xx; h2load's
 # failed, errored and timed-out requests + non-2xx), the server's CPU seconds and CPU microseconds per request (user +
-# sys of its process tree, /proc/PID/stat over the measured run) and its peak RSS.
+# sys of its process tree, /proc/PID/stat over the measured run), its context switches per request (all threads,
+# /proc/PID/task/*/status) and its peak RSS.
 #
 # The servers:
 #   quarry  `quarry serve DIR --host 127.0.0.1 --port P --idle-timeout 300` with the JVM flags of every scenario
@@ -32,7 +33,8 @@
 # Ends with GOAL lines files.<row>.vs-nginx (req/s, target 1.00) and files.<row>.cpu-per-request.vs-nginx (nginx's
 # CPU per request over Quarry's, target 1.00), and INFO lines against the baseline when it ran.
 #
-# Environment: DURATION (s per measured row, default 10), WARMUP (s per server, default 6), SERVERS (default
+# Environment: DURATION (s per measured row, default 10), WARMUP (s, default 6; half of it per protocol, each
+# protocol on the first file), SERVERS (default
 # "quarry nginx"), SIZES (default "1k 100k 10m"), PROTOCOLS (default "h1 h2c tls-h1 tls-h2"), QUARRY_BASELINE,
 # QUARRY_BENCH_QUICK=1 (3 s rows), and the knobs of lib/common.sh.
 set -euo pipefail
@@ -103,13 +105,25 @@ openssl pkcs12 -in "$KEYSTORE" -passin "pass:$PASSWORD" -nocerts -nodes 2>>"$QB_
     | sed -n '/^-----BEGIN/,/^-----END/p' >"$QB_TMP/key.pem"
 
 qb_header "files: static files, quarry serve vs nginx (1 KiB, 100 KiB, 10 MiB)"
-echo "load:     $(wrk -v 2>&1 | sed -n '1s/ Copyright.*//p' || true) -t1; $(h2load --version 2>&1 | sed -n 1p) -t1; ${DURATION}s per row after ${WARMUP}s warm-up per server (+1 s per row)"
+echo "load:     $(wrk -v 2>&1 | sed -n '1s/ Copyright.*//p' || true) -t1; $(h2load --version 2>&1 | sed -n 1p) -t1; ${DURATION}s per row after $(((WARMUP + 1) / 2))s warm-up per protocol and server (+1 s per row)"
 echo "cpu:      server user+sys CPU from /proc over each measured run"
 echo "files:    $(for size in $SIZES; do printf '%s.bin=%s B ' "$size" "$(stat -c %s "$DOCROOT/$size.bin")"; done)"
 [ "$QB_QUICK" = 1 ] && echo "note:     QUARRY_BENCH_QUICK=1: a smoke run, not numbers to record"
 echo
 
-declare -A RPS MBS ERR CPU CPUREQ RSS SKIP
+declare -A RPS MBS ERR CPU CPUREQ CSREQ RSS SKIP
+
+# Context switches (voluntary + involuntary) of the given PIDs' threads: a server that hands each request from one
+# thread to another, and back, shows about two per request, and on a busy core each of them may wait behind other
+# processes (its core then looks idle while the peer's is busy).
+context_switches() {
+    local pid total=0
+    for pid in "$@"; do
+        total=$((total + $(cat "/proc/$pid/task/"*/status 2>/dev/null \
+            | awk '/^(non)?voluntary_ctxt_switches:/ { n += $2 } END { print n + 0 }')))
+    done
+    echo $total
+}
 
 # nginx_config PORT: one worker serving $DOCROOT on PORT (HTTP/1.1), PORT+1 (h2c) and PORT+2 (HTTPS, h2 and http/1.1).
 nginx_config() {
@@ -235,21 +249,22 @@ wrk_field() {
     echo "${value:-0}"
 }
 
-# record KEY REQUESTS BYTES MICROSECONDS TICKS0 TICKS1: the columns of a measured row.
+# record KEY REQUESTS BYTES MICROSECONDS TICKS0 TICKS1 SWITCHES: the columns of a measured row.
 record() {
-    local key=$1 requests=$2 bytes=$3 micros=$4 ticks=$(($6 - $5))
+    local key=$1 requests=$2 bytes=$3 micros=$4 ticks=$(($6 - $5)) switches=$7
     RPS[$key]=$(awk -v r="$requests" -v d="$micros" 'BEGIN { printf "%.0f", (d > 0 ? r * 1e6 / d : 0) }')
     MBS[$key]=$(awk -v b="$bytes" -v d="$micros" 'BEGIN { printf "%.1f", (d > 0 ? b / d : 0) }')
     CPU[$key]=$(awk -v t="$ticks" -v hz="$QB_CLK_TCK" 'BEGIN { printf "%.1f", t / hz }')
     CPUREQ[$key]=$(awk -v t="$ticks" -v hz="$QB_CLK_TCK" -v r="$requests" \
         'BEGIN { printf "%.2f", (r > 0 ? t / hz * 1e6 / r : 0) }')
+    CSREQ[$key]=$(awk -v s="$switches" -v r="$requests" 'BEGIN { printf "%.2f", (r > 0 ? s / r : 0) }')
     # shellcheck disable=SC2086
     RSS[$key]=$(($(qb_status_kb VmHWM $QB_SERVER_PIDS) / 1024))
 }
 
 # run_row SCENARIO SECONDS [KEY]: one load run of the row's protocol, shape and file; with KEY, records it.
 run_row() {
-    local scenario=$1 seconds=$2 key=${3:-} protocol shape size url out ticks0 ticks1 pid name
+    local scenario=$1 seconds=$2 key=${3:-} protocol shape size url out ticks0 ticks1 switches0 switches1 pid name
     size=${scenario##*-}
     protocol=${scenario%%-c*}
     shape=${scenario#"$protocol"-}
@@ -263,6 +278,8 @@ run_row() {
     out="$QB_TMP/load-${name//\//-}.txt"
     # shellcheck disable=SC2086
     ticks0=$(qb_cpu_ticks $QB_SERVER_PIDS)
+    # shellcheck disable=SC2086
+    switches0=$(context_switches $QB_SERVER_PIDS)
     case $protocol in
         h1 | tls-h1)
             taskset -c "$QB_CLIENT_CPU" wrk -t1 -c"${shape#c}" -d"${seconds}s" --timeout 10s "${QB_WRK_HEADERS[@]}" \
@@ -279,6 +296,8 @@ run_row() {
     wait_bounded "$pid" $((seconds + 30)) || hung=1
     # shellcheck disable=SC2086
     ticks1=$(qb_cpu_ticks $QB_SERVER_PIDS)
+    # shellcheck disable=SC2086
+    switches1=$(context_switches $QB_SERVER_PIDS)
     [ -n "$key" ] || return 0
     if [ $hung = 1 ]; then
         SKIP[$key]="the load generator did not stop 30 s after its run (killed)"
@@ -297,7 +316,7 @@ run_row() {
             done
             ERR[$key]=$errors
             record "$key" "$(wrk_field requests "$line")" "$(wrk_field bytes "$line")" \
-                "$(wrk_field duration_us "$line")" "$ticks0" "$ticks1"
+                "$(wrk_field duration_us "$line")" "$ticks0" "$ticks1" $((switches1 - switches0))
             ;;
         *)
             local completed failed errored timeout non2xx bytes elapsed
@@ -316,7 +335,7 @@ run_row() {
             non2xx=$(sed -n 's/^status codes: [0-9]* 2xx, \([0-9]*\) 3xx, \([0-9]*\) 4xx, \([0-9]*\) 5xx.*/\1 \2 \3/p' "$out" \
                 | awk '{ print $1 + $2 + $3 }')
             ERR[$key]=$((${failed:-0} + ${errored:-0} + ${timeout:-0} + ${non2xx:-0}))
-            record "$key" "$completed" "${bytes:-0}" "$elapsed" "$ticks0" "$ticks1"
+            record "$key" "$completed" "${bytes:-0}" "$elapsed" "$ticks0" "$ticks1" $((switches1 - switches0))
             ;;
     esac
 }
@@ -333,11 +352,12 @@ for server in $SERVERS; do
     if ! curl -s -o /dev/null -m 5 --http2-prior-knowledge "http://127.0.0.1:$H2C_PORT/$first_file"; then
         qb_log "-- $server: warning: no h2c with prior knowledge on port $H2C_PORT"
     fi
-    qb_log "-- $server: warm-up ${WARMUP}s"
+    # Every protocol's code warms up (the JIT), TLS included: a first TLS row measured cold cost Quarry 4x its CPU.
+    qb_log "-- $server: warm-up $(((WARMUP + 1) / 2))s per protocol"
     for protocol in $PROTOCOLS; do
         case $protocol in
-            h1) run_row "h1-c64-${first_file%.bin}" $(((WARMUP + 1) / 2)) ;;
-            h2c) run_row "h2c-c16-m32-${first_file%.bin}" $(((WARMUP + 1) / 2)) ;;
+            h1 | tls-h1) run_row "$protocol-c64-${first_file%.bin}" $(((WARMUP + 1) / 2)) ;;
+            *) run_row "$protocol-c16-m32-${first_file%.bin}" $(((WARMUP + 1) / 2)) ;;
         esac
     done
     for scenario in "${SCENARIOS[@]}"; do
@@ -348,9 +368,9 @@ for server in $SERVERS; do
     qb_stop_server
 done
 
-row="%-16s %-20s %10s %9s %7s %7s %11s %13s\n"
+row="%-16s %-20s %10s %9s %7s %7s %11s %8s %13s\n"
 # shellcheck disable=SC2059
-printf "$row" server scenario 'req/s' 'MB/s' errors 'CPU s' 'CPU us/req' 'peak RSS MiB'
+printf "$row" server scenario 'req/s' 'MB/s' errors 'CPU s' 'CPU us/req' 'cs/req' 'peak RSS MiB'
 for server in $SERVERS; do
     if [ -n "${SKIP[$server]:-}" ]; then
         printf "%-16s %-20s SKIPPED: %s\n" "$server" all "${SKIP[$server]}"
@@ -364,11 +384,12 @@ for server in $SERVERS; do
         fi
         # shellcheck disable=SC2059
         printf "$row" "$server" "$scenario" "${RPS[$key]}" "${MBS[$key]}" "${ERR[$key]}" "${CPU[$key]}" \
-            "${CPUREQ[$key]}" "${RSS[$key]}"
+            "${CPUREQ[$key]}" "${CSREQ[$key]}" "${RSS[$key]}"
     done
 done
 echo "rows: PROTOCOL-SHAPE-SIZE; cN = N connections (wrk), cN-mM = N connections x M streams (h2load). MB/s: bytes"
-echo "  received by the client per second, heads included (10^6 B). load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "  received by the client per second, heads included (10^6 B). cs/req: the server's context switches (voluntary +"
+echo "  involuntary, all threads) per request. load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 for key in "${!ERR[@]}"; do
     if [ "${ERR[$key]}" -gt 0 ]; then
         echo "WARN $key had ${ERR[$key]} errors"
