@@ -1,5 +1,6 @@
 package dev.quarry.server.handlers;
 
+import java.nio.channels.FileChannel;
 import java.util.ArrayDeque;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
@@ -16,11 +17,16 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Every entry costs {@link StaticResource#cost()}: a fixed overhead plus the bytes it caches, so that entries
  * without bytes (large files, whose metadata is still worth keeping) are bounded too.
  *
+ * <p>Besides bytes, the cache keeps up to {@code maxOpenFiles} large files open ({@link #keepOpen}), so that their hits
+ * need no {@code open}: an entry's open files are released when it leaves the cache or is replaced by a changed
+ * version (they close once the responses sending them are done). The bound is on descriptors, apart from the bytes.
+ *
  * <p>Thread-safety: any thread; lookups lock-free, changes under one lock. Cost: lookup O(1); insertion amortised
  * O(1) (the hand clears at most one flag per entry before it evicts); removal of a deleted file O(n).
  */
 final class FileCache {
     private final long maxBytes;
+    private final int maxOpenFiles;
     private final ConcurrentHashMap<String, Slot> slots = new ConcurrentHashMap<>();
     private final ReentrantLock lock = new ReentrantLock();
     // The clock: the hand is the head; entries get a second chance at the tail. Under the lock.
@@ -31,10 +37,16 @@ final class FileCache {
     private final LongAdder evictions = new LongAdder();
     // Under the lock; volatile for statistics.
     private volatile long bytes;
+    // Files kept open by cached entries. Under the lock; volatile for statistics.
+    private volatile int openFiles;
 
-    /** @param maxBytes the bound; 0 disables the cache */
-    FileCache(long maxBytes) {
+    /**
+     * @param maxBytes the bound; 0 disables the cache
+     * @param maxOpenFiles how many files cached entries may keep open; 0 keeps none
+     */
+    FileCache(long maxBytes, int maxOpenFiles) {
         this.maxBytes = maxBytes;
+        this.maxOpenFiles = maxOpenFiles;
     }
 
     /** One key's place in the clock; its resource is replaced in place when the file changes. */
@@ -87,6 +99,7 @@ final class FileCache {
                     slots.remove(resource.key, slot);
                     clock.remove(slot);
                     bytes = bytes - slot.cost;
+                    retire(slot.resource, null);
                 }
                 return;
             }
@@ -94,6 +107,7 @@ final class FileCache {
             if (slot != null) {
                 total += cost - slot.cost;
                 slot.cost = cost;
+                retire(slot.resource, resource);
                 slot.resource = resource;
             } else {
                 slot = new Slot(resource.key, resource, cost);
@@ -135,6 +149,7 @@ final class FileCache {
                 slots.remove(resource.key, slot);
                 clock.remove(slot);
                 bytes = bytes - slot.cost;
+                retire(resource, null);
             }
         } finally {
             lock.unlock();
@@ -152,8 +167,64 @@ final class FileCache {
             }
             slots.remove(slot.key, slot);
             evictions.increment();
+            retire(slot.resource, null);
             return slot.cost;
         }
+    }
+
+    /**
+     * Keeps a file that a request just opened for a representation of a cached resource open for the requests that
+     * follow, if the resource is still the cached one for its key and the bound on open files allows.
+     *
+     * @param resource the resource, as found in the cache
+     * @param representation the representation of it that {@code channel} is the file of
+     * @param channel the file, just opened and checked
+     * @return the file kept open, with one reference for the caller (to release when its send is done); or null when
+     *     it is not kept (then the caller closes {@code channel} itself)
+     */
+    OpenFile keepOpen(StaticResource resource, Representation representation, FileChannel channel) {
+        if (maxOpenFiles <= 0) {
+            return null;
+        }
+        lock.lock();
+        try {
+            Slot slot = slots.get(resource.key);
+            // Only under the lock, and only for the cached resource: whatever removes it from the cache (under the
+            // lock) then releases the file, so no file stays open for an entry that is gone.
+            if (slot == null
+                    || slot.resource != resource
+                    || !resource.holds(representation)
+                    || representation.hasOpenFile()
+                    || openFiles >= maxOpenFiles) {
+                return null;
+            }
+            OpenFile file = new OpenFile(channel, 2); // the cache's reference and the caller's
+            representation.keepOpen(file);
+            openFiles = openFiles + 1;
+            return file;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Under the lock: releases the files {@code old} keeps open that {@code replacement} (or null) does not share. */
+    private void retire(StaticResource old, StaticResource replacement) {
+        retire(old.identity, replacement);
+        retire(old.gzip, replacement);
+        retire(old.brotli, replacement);
+    }
+
+    private void retire(Representation representation, StaticResource replacement) {
+        if (representation != null
+                && (replacement == null || !replacement.holds(representation))
+                && representation.forgetOpenFile()) {
+            openFiles = openFiles - 1;
+        }
+    }
+
+    /** @return how many files cached entries keep open */
+    int openFiles() {
+        return openFiles;
     }
 
     void onHit() {
@@ -176,6 +247,7 @@ final class FileCache {
 
     @Override
     public String toString() {
-        return "FileCache{" + slots.size() + " entries, " + bytes + "/" + maxBytes + " bytes}";
+        return "FileCache{" + slots.size() + " entries, " + bytes + "/" + maxBytes + " bytes, " + openFiles + "/"
+                + maxOpenFiles + " open files}";
     }
 }

@@ -22,7 +22,8 @@ import java.util.concurrent.TimeUnit;
  * {@code -gzip} for the file compressed on the fly (from the file's). Caveat, shared with nginx: a change that keeps both size and modification time (to the nanosecond, on
  * file systems that keep them) is not seen.
  *
- * <p>Thread-safety: immutable. The content array is never written after construction.
+ * <p>Thread-safety: immutable but for the {@link OpenFile} the cache may keep for it (volatile; set and cleared under
+ * the cache's lock, read lock-free). The content array is never written after construction.
  */
 final class Representation {
     final Path path;
@@ -36,6 +37,8 @@ final class Representation {
     final PreEncodedHttpField lastModifiedField;
     final PreEncodedHttpField contentEncodingField;
     final byte[] content;
+    // The file kept open while the resource is cached (see FileCache#keepOpen), or null.
+    private volatile OpenFile openFile;
 
     private Representation(
             Path path,
@@ -114,6 +117,44 @@ final class Representation {
                 gzipped);
     }
 
+    /**
+     * Takes a reference to the file the cache keeps open for this representation, if it does. Lock-free, allocation-free
+     * and without a system call, so that it may run on a selector.
+     *
+     * @return the open file, acquired (the caller releases it when its send is done), or null
+     */
+    OpenFile acquireOpenFile() {
+        OpenFile current = openFile;
+        return current != null && current.acquire() ? current : null;
+    }
+
+    /** @return whether the cache keeps the file open */
+    boolean hasOpenFile() {
+        OpenFile current = openFile;
+        return current != null && current.isOpen();
+    }
+
+    /** Under the cache's lock: the file the cache keeps open from now on. */
+    void keepOpen(OpenFile file) {
+        openFile = file;
+    }
+
+    /**
+     * Under the cache's lock: the cache no longer keeps the file open (the entry left the cache or changed); the file
+     * closes once the responses sending it are done.
+     *
+     * @return whether a file was kept open
+     */
+    boolean forgetOpenFile() {
+        OpenFile current = openFile;
+        if (current == null) {
+            return false;
+        }
+        openFile = null;
+        current.release();
+        return true;
+    }
+
     /** @return whether both describe the same file in the same state: path, size, time and identity (inode) */
     boolean sameFileAs(Representation other) {
         return other != null
@@ -126,6 +167,6 @@ final class Representation {
     @Override
     public String toString() {
         return "Representation{" + path + (coding == null ? "" : ", " + coding) + ", " + size + " bytes, " + etag
-                + (content != null ? ", cached" : "") + "}";
+                + (content != null ? ", cached" : "") + (openFile != null ? ", open" : "") + "}";
     }
 }

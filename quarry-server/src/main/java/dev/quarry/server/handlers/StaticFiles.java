@@ -48,7 +48,9 @@ import java.util.List;
  *       {@code Vary: Accept-Encoding}; requests with a Range get ranges of the file itself.
  *   <li><b>Safe paths</b>: see {@link FileResolver}; everything refused is a 404.
  *   <li><b>Sending</b>: cached small files from memory in one write with the head; other files with
- *       {@link Response#write(FileChannel, long, long, boolean, Callback)}, zero-copy on HTTP/1.1 cleartext.
+ *       {@link Response#write(FileChannel, long, long, boolean, Callback)}, zero-copy on HTTP/1.1 cleartext, from a
+ *       file the cache keeps open (see {@link StaticFilesBuilder#maxOpenFiles}) or, past that bound, opened for the
+ *       request.
  * </ul>
  *
  * <p>Mounting: as the root handler it serves {@link Request#path()}; under a route such as {@code "GET /static/*"} it
@@ -59,11 +61,13 @@ import java.util.List;
  * on its next request, which re-reads the real path and attributes of the file and its siblings and keeps the entry
  * (and its bytes) if nothing changed. So a change shows within a second while a hot file costs a few stat calls per
  * second rather than per request. A larger file's size is also checked when it is opened (an fstat), and a mismatch
- * reloads it at once.
+ * reloads it at once; the cache then keeps it open while its entry stays cached and unchanged, so that its next
+ * requests need neither {@code open} nor a thread that may block.
  *
  * <p>Thread-safety: immutable configuration; the cache is thread-safe. Where requests run: a request that the cache
- * answers without a system call on the file system runs in place, on the thread that parsed it; one that needs the file
- * system (a miss, a stale entry, a large file to open, an index or a listing) is dispatched to a virtual thread first
+ * answers without a system call on the file system (a small file from memory, a larger one the cache keeps open) runs
+ * in place, on the thread that parsed it; one that needs the file system (a miss, a stale entry, a large file to open,
+ * an index or a listing) is dispatched to a virtual thread first
  * ({@code EITHER}, see {@link StaticFilesBuilder#invocationType}).
  */
 public final class StaticFiles implements AsyncHandler, Dumpable {
@@ -120,7 +124,7 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
                 builder.mimeTypes,
                 builder.compress ? builder.compressMinSize : -1,
                 builder.compressMaxSize);
-        this.cache = new FileCache(builder.maxCacheSize);
+        this.cache = new FileCache(builder.maxCacheSize, builder.maxOpenFiles);
         this.noListingHint = "\nThis directory has no index file"
                 + (indexFiles.isEmpty() ? "" : " (" + String.join(", ", indexFiles) + ")")
                 + " and directory listing is off.\n"
@@ -130,7 +134,8 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
                 + (builder.compress ? builder.compressMinSize + "-" + builder.compressMaxSize + "B" : "off")
                 + ", hidden="
                 + (builder.serveHiddenFiles ? "served" : "refused")
-                + ", cache=" + builder.maxCacheSize + "B (files <= " + builder.maxCachedFileSize + "B), revalidate="
+                + ", cache=" + builder.maxCacheSize + "B (files <= " + builder.maxCachedFileSize + "B, "
+                + builder.maxOpenFiles + " open files), revalidate="
                 + builder.revalidateAfter + ", maxRanges=" + maxRanges + ", " + invocationType + "}";
     }
 
@@ -158,6 +163,11 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
     /** @return the cache's counters */
     public CacheStatistics cacheStatistics() {
         return cache.statistics();
+    }
+
+    /** @return how many files the cache keeps open now (see {@link StaticFilesBuilder#maxOpenFiles}) */
+    int openFiles() {
+        return cache.openFiles();
     }
 
     @Override
@@ -205,9 +215,17 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
         if (head && !cached.compressible) {
             return true;
         }
-        // serve() may still choose another representation (for ranges) and dispatch if its bytes are not in memory.
+        // serve() may still choose another representation (for ranges) and dispatch if its bytes are neither in memory
+        // nor in a file kept open (or if several ranges need a file of their own).
         int accepted = cached.hasVariants() ? AcceptEncoding.accepted(request.headers()) : 0;
-        return !cached.needsCompression(accepted) && (head || cached.select(accepted, true).content != null);
+        if (cached.needsCompression(accepted)) {
+            return false;
+        }
+        if (head) {
+            return true;
+        }
+        Representation chosen = cached.select(accepted, true);
+        return chosen.content != null || chosen.hasOpenFile();
     }
 
     private void handle(Request request, Response response, Callback callback, boolean retried) {
@@ -367,7 +385,33 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
             return;
         }
         FileChannel file = null;
-        if (!head && representation.content == null) {
+        OpenFile shared = null;
+        // Several ranges are sent by MultipartRanges, which closes the file it is given: those get a file of their own.
+        boolean multipart = satisfiable != null && satisfiable.size() > 1;
+        if (!head && representation.content == null && !multipart) {
+            shared = representation.acquireOpenFile(); // no file system access: fine where the request was parsed
+            if (shared != null && !hasSize(shared.channel(), representation.size)) {
+                // Rewritten in place since it was opened: the cached entry describes another content. One fstat per
+                // send keeps the promise that a size change is seen at once, as when each request opened the file.
+                shared.release();
+                shared = null;
+                if (Invocable.isNonBlockingInvocation()) {
+                    Handlers.invoke(fileSystemHandler, request, response, callback);
+                    return;
+                }
+                cache.remove(resource);
+                if (!retried) {
+                    handle(request, response, callback, true);
+                } else {
+                    callback.failed(new IOException(representation.path + " keeps changing while being served"));
+                }
+                return;
+            }
+            if (shared != null) {
+                file = shared.channel();
+            }
+        }
+        if (!head && representation.content == null && file == null) {
             if (Invocable.isNonBlockingInvocation()) {
                 Handlers.invoke(fileSystemHandler, request, response, callback); // replaced since answersInPlace()
                 return;
@@ -399,6 +443,9 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
                 error(response, HttpStatus.NOT_FOUND_404, callback);
                 return;
             }
+            if (!multipart) {
+                shared = cache.keepOpen(resource, representation, file); // null: not kept, closed after this send
+            }
         }
         HttpFields out = response.headers();
         addValidators(out, resource, representation);
@@ -407,20 +454,23 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
             out.put(representation.contentEncodingField);
         }
         out.put(ACCEPT_RANGES);
+        boolean handedOver = false; // once the send has the file, it is the send's to release or close
         try {
             if (satisfiable == null) {
                 out.put(HttpHeader.CONTENT_LENGTH, Long.toString(representation.size));
                 if (head) {
                     response.write(true, EMPTY.duplicate(), callback);
                 } else {
-                    send(response, representation, file, 0, representation.size, callback);
+                    handedOver = true;
+                    send(response, representation, file, shared, 0, representation.size, callback);
                 }
             } else if (satisfiable.size() == 1) {
                 ByteRanges.ByteRange range = satisfiable.get(0);
                 response.status(HttpStatus.PARTIAL_CONTENT_206);
                 out.put(HttpHeader.CONTENT_RANGE, range.contentRange(representation.size));
                 out.put(HttpHeader.CONTENT_LENGTH, Long.toString(range.length()));
-                send(response, representation, file, range.first(), range.length(), callback);
+                handedOver = true;
+                send(response, representation, file, shared, range.first(), range.length(), callback);
             } else {
                 String boundary = MultipartRanges.boundary();
                 String partType = resource.contentType.value();
@@ -430,6 +480,7 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
                         HttpHeader.CONTENT_LENGTH,
                         Long.toString(
                                 MultipartRanges.contentLength(satisfiable, partType, representation.size, boundary)));
+                handedOver = true;
                 MultipartRanges.send(
                         response,
                         satisfiable,
@@ -441,7 +492,9 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
                         callback);
             }
         } catch (RuntimeException x) {
-            close(file);
+            if (!handedOver) {
+                finish(file, shared);
+            }
             callback.failed(x);
         }
     }
@@ -477,11 +530,15 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
         }
     }
 
-    /** Sends one region, from memory or zero-copy from the file, which is closed when done. */
+    /**
+     * Sends one region, from memory or zero-copy from the file, which is released (a file the cache keeps open) or
+     * closed when done.
+     */
     private static void send(
             Response response,
             Representation representation,
             FileChannel file,
+            OpenFile shared,
             long position,
             long count,
             Callback callback) {
@@ -492,14 +549,33 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
         Callback closing = Callback.from(
                 InvocationType.NON_BLOCKING,
                 () -> {
-                    close(file);
+                    finish(file, shared);
                     callback.succeeded();
                 },
                 failure -> {
-                    close(file);
+                    finish(file, shared);
                     callback.failed(failure);
                 });
         response.write(file, position, count, true, closing);
+    }
+
+    /** @return whether the open file has the size it had when it was cached (an fstat, no path lookup) */
+    private static boolean hasSize(FileChannel file, long size) {
+        try {
+            return file.size() == size;
+        } catch (IOException x) {
+            LOG.log(Level.DEBUG, () -> "cannot read the size of " + file + ": " + x);
+            return false;
+        }
+    }
+
+    /** A response is done with its file: gives back its reference to a file the cache keeps open, else closes it. */
+    private static void finish(FileChannel file, OpenFile shared) {
+        if (shared != null) {
+            shared.release();
+        } else {
+            close(file);
+        }
     }
 
     /** Redirects {@code /dir} to {@code /dir/}, keeping the query, as a path-absolute reference. */

@@ -22,6 +22,7 @@ import java.util.Optional;
  *   <tr><td>{@link #serveHiddenFiles}</td><td>off (404 for any name starting with {@code .})</td></tr>
  *   <tr><td>{@link #maxCachedFileSize}</td><td>16 KiB</td></tr>
  *   <tr><td>{@link #maxCacheSize}</td><td>16 MiB (0 turns the cache off)</td></tr>
+ *   <tr><td>{@link #maxOpenFiles}</td><td>64</td></tr>
  *   <tr><td>{@link #revalidateAfter}</td><td>1 second</td></tr>
  *   <tr><td>{@link #maxRanges}</td><td>16</td></tr>
  *   <tr><td>{@link #compress}</td><td>on (gzip, for text, JSON, JavaScript, XML, SVG, WebAssembly)</td></tr>
@@ -41,6 +42,7 @@ public final class StaticFilesBuilder {
     boolean serveHiddenFiles;
     int maxCachedFileSize = 16 * 1024;
     long maxCacheSize = 16L * 1024 * 1024;
+    int maxOpenFiles = 64;
     Duration revalidateAfter = Duration.ofSeconds(1);
     int maxRanges = 16;
     boolean compress = true;
@@ -141,6 +143,25 @@ public final class StaticFilesBuilder {
             throw new IllegalArgumentException("maxCacheSize must not be negative: " + bytes);
         }
         this.maxCacheSize = bytes;
+        return this;
+    }
+
+    /**
+     * How many larger files (above {@link #maxCachedFileSize}) the cache keeps open, like nginx's
+     * {@code open_file_cache}: a request for one of them while its entry is fresh then costs no {@code open},
+     * {@code fstat} or {@code close}, and is answered on the thread that parsed it, without a hand-over to a thread
+     * that may block. A kept file closes when its entry leaves the cache or is found changed (within
+     * {@link #revalidateAfter}), once the responses sending it are done; until then they send the version they
+     * started with. Each costs one file descriptor.
+     *
+     * @param files 0 (open the file for each request) to 65536
+     * @return this
+     */
+    public StaticFilesBuilder maxOpenFiles(int files) {
+        if (files < 0 || files > 65536) {
+            throw new IllegalArgumentException("maxOpenFiles must be 0 to 65536: " + files);
+        }
+        this.maxOpenFiles = files;
         return this;
     }
 

@@ -98,6 +98,11 @@ final class StaticResource implements Lookup {
         return gz ? gzip : identity;
     }
 
+    /** @return whether {@code representation} is one of this resource's files (the file or a sibling) */
+    boolean holds(Representation representation) {
+        return representation == identity || representation == gzip || representation == brotli;
+    }
+
     /** @return whether these representations, just read from the file system, are the files of this resource as is */
     boolean sameFilesAs(Representation identity, Representation gzip, Representation brotli) {
         return this.identity.sameFileAs(identity)

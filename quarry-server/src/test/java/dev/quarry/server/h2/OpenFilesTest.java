@@ -38,7 +38,7 @@ class OpenFilesTest extends Http2ServerTestSupport {
     @Test
     void aClientThatStopsReadingPinsAtMostTheBoundOfOpenFiles() throws Exception {
         Files.write(root.resolve("big.bin"), new byte[4 * 1024 * 1024]); // far more than the socket buffers hold
-        start(builder -> builder.handler(StaticFiles.of(root))
+        start(builder -> builder.handler(openingPerRequest())
                 .http2Config(new Limits()
                         .maxConcurrentStreams(STREAMS)
                         .maxOpenFiles(MAX_OPEN_FILES)
@@ -94,7 +94,7 @@ class OpenFilesTest extends Http2ServerTestSupport {
     void aClientThatReadsGetsEveryFileAFewAtATime() throws Exception {
         byte[] content = randomBytes(256 * 1024, 7);
         Files.write(root.resolve("file.bin"), content);
-        start(builder -> builder.handler(StaticFiles.of(root))
+        start(builder -> builder.handler(openingPerRequest())
                 .http2Config(new Limits()
                         .maxConcurrentStreams(STREAMS)
                         .maxOpenFiles(2)
@@ -109,6 +109,48 @@ class OpenFilesTest extends Http2ServerTestSupport {
             assertEquals(200, response.status());
             assertEquals(sha256(content), sha256(response.body()));
         }
+    }
+
+    @Test
+    void aClientThatStopsReadingPinsOneDescriptorForAFileTheCacheKeepsOpen() throws Exception {
+        Files.write(root.resolve("big.bin"), new byte[4 * 1024 * 1024]);
+        StaticFiles files = StaticFiles.of(root);
+        start(builder -> builder.handler(files)
+                .http2Config(new Limits()
+                        .maxConcurrentStreams(STREAMS)
+                        .maxOpenFiles(2 * MAX_OPEN_FILES) // what a file per response would pin: far above one
+                        .build()));
+        long descriptorsBefore = openDescriptors();
+        try (SocketChannel client = SocketChannel.open()) {
+            client.setOption(StandardSocketOptions.SO_RCVBUF, 4096);
+            client.connect(address());
+            FrameGenerator generator = new FrameGenerator(new HpackEncoder());
+            ByteBuffer out = ByteBuffer.allocate(64 * 1024);
+            out.put("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            generator.settings(out, new Http2Settings().set(Http2Settings.INITIAL_WINDOW_SIZE, Integer.MAX_VALUE));
+            generator.settingsAck(out);
+            generator.windowUpdate(out, 0, Integer.MAX_VALUE - 65_535);
+            // The first request opens the file and the cache keeps it; the others share its descriptor.
+            for (int i = 0; i < STREAMS; i++) {
+                generator.requestHeaders(out, 2 * i + 1, "GET", "http", "test", "/big.bin", new HttpFields(), true);
+            }
+            out.flip();
+            while (out.hasRemaining()) {
+                client.write(out);
+            }
+            awaitCondition(
+                    () -> server.statistics().http2Requests() == STREAMS,
+                    () -> "requests: " + server.statistics().http2Requests());
+            long pinned = openDescriptors() - descriptorsBefore;
+            // One file, plus the two ends of the connection and a little slack for the JVM itself.
+            assertTrue(pinned <= 1 + 2 + 3, "descriptors held for " + STREAMS + " stalled downloads: " + pinned);
+        }
+        awaitCondition(() -> server.connectors().get(0).openConnections() == 0, () -> "the connection is still open");
+    }
+
+    /** The file server without its open files: each response opens its own, which the bound under test limits. */
+    private StaticFiles openingPerRequest() {
+        return StaticFiles.builder(root).maxOpenFiles(0).build();
     }
 
     /** @return the descriptors the process has open (Linux and other Unix systems) */

@@ -153,7 +153,7 @@ class FileCacheTest extends StaticFilesTestSupport {
     @Test
     void aRecentlyUsedEntryGetsASecondChance() throws Exception {
         FileResolver resolver = new FileResolver(root.toRealPath(), false, false, 4096, MimeTypes.defaults(), -1, 0);
-        FileCache cache = new FileCache(3L * (StaticResource.OVERHEAD + 1000));
+        FileCache cache = new FileCache(3L * (StaticResource.OVERHEAD + 1000), 0);
         StaticResource a = resource(resolver, "a");
         StaticResource b = resource(resolver, "b");
         cache.put(a);
@@ -172,7 +172,7 @@ class FileCacheTest extends StaticFilesTestSupport {
     @Test
     void anEntryLargerThanTheWholeCacheIsNotCached() throws Exception {
         FileResolver resolver = new FileResolver(root.toRealPath(), false, false, 4096, MimeTypes.defaults(), -1, 0);
-        FileCache cache = new FileCache(1000);
+        FileCache cache = new FileCache(1000, 0);
         cache.put(resource(resolver, "a"));
         assertNull(cache.get("a"));
         assertEquals(0, cache.statistics().bytes());
@@ -181,7 +181,7 @@ class FileCacheTest extends StaticFilesTestSupport {
     @Test
     void aVersionTooBigToCacheReplacesTheCachedOne() throws Exception {
         FileResolver resolver = new FileResolver(root.toRealPath(), false, false, 4096, MimeTypes.defaults(), -1, 0);
-        FileCache cache = new FileCache(StaticResource.OVERHEAD + 1500);
+        FileCache cache = new FileCache(StaticResource.OVERHEAD + 1500, 0);
         StaticResource small = resource(resolver, "a");
         cache.put(small);
         assertSame(small, cache.get("a"));

@@ -1,0 +1,88 @@
+package dev.quarry.server.handlers;
+
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.channels.FileChannel;
+
+/**
+ * A file kept open by the cache, shared by the responses that send it (like nginx's {@code open_file_cache}): a hit
+ * on a large file then costs no {@code open}, {@code fstat} or {@code close}, and needs no thread that may block, so
+ * it is answered where it was parsed, on the selector. Every send positions its own transfer (positional reads and
+ * {@code transferTo}), so one channel serves any number of responses at once.
+ *
+ * <p>Reference counted: the cache holds one reference while the entry is cached and fresh, each response one while it
+ * sends; the channel is closed when the last is released, so a file that changes or leaves the cache while responses
+ * still send it is closed only after them.
+ *
+ * <p>Thread-safety: any thread; {@link #acquire()} and {@link #release()} are one CAS each, lock-free.
+ */
+final class OpenFile {
+    private static final System.Logger LOG = System.getLogger(OpenFile.class.getName());
+    private static final VarHandle REFERENCES;
+
+    static {
+        try {
+            REFERENCES = MethodHandles.lookup().findVarHandle(OpenFile.class, "references", int.class);
+        } catch (ReflectiveOperationException x) {
+            throw new ExceptionInInitializerError(x);
+        }
+    }
+
+    private final FileChannel channel;
+
+    @SuppressWarnings("unused") // through REFERENCES
+    private volatile int references;
+
+    /**
+     * @param channel the file, open for reading
+     * @param references the references its creator holds (the cache's, and the response's that opened it)
+     */
+    OpenFile(FileChannel channel, int references) {
+        this.channel = channel;
+        this.references = references;
+    }
+
+    /** @return the channel; valid between a successful {@link #acquire()} and its {@link #release()} */
+    FileChannel channel() {
+        return channel;
+    }
+
+    /** @return whether a reference was taken; false once the channel is closed (or about to be) */
+    boolean acquire() {
+        while (true) {
+            int current = references;
+            if (current <= 0) {
+                return false;
+            }
+            if (REFERENCES.compareAndSet(this, current, current + 1)) {
+                return true;
+            }
+        }
+    }
+
+    /** Gives a reference back; the last one closes the channel. */
+    void release() {
+        int left = (int) REFERENCES.getAndAdd(this, -1) - 1;
+        if (left == 0) {
+            try {
+                channel.close();
+            } catch (IOException x) {
+                LOG.log(Level.DEBUG, "closing " + channel + " failed", x);
+            }
+        } else if (left < 0) {
+            throw new IllegalStateException("released more often than acquired: " + this);
+        }
+    }
+
+    /** @return whether the channel is still open (for tests and the dump) */
+    boolean isOpen() {
+        return references > 0;
+    }
+
+    @Override
+    public String toString() {
+        return "OpenFile{references=" + references + "}";
+    }
+}

@@ -1,0 +1,199 @@
+package dev.quarry.server.handlers;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.quarry.server.test.TestCertificates;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Random;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The larger files the cache keeps open (like nginx's {@code open_file_cache}): served without opening them again,
+ * byte-exact whatever the request (ranges, HEAD, conditional), closed when their entry changes, bounded.
+ */
+class OpenFilesTest extends StaticFilesTestSupport {
+    private static final Duration LONG = Duration.ofHours(1);
+
+    private static byte[] random(int size, long seed) {
+        byte[] bytes = new byte[size];
+        new Random(seed).nextBytes(bytes);
+        return bytes;
+    }
+
+    @Test
+    void aLargerFileIsKeptOpenAndServedWithoutOpeningItAgain() throws Exception {
+        byte[] content = random(50_000, 1);
+        write("big.bin", content);
+        start(StaticFiles.builder(root).revalidateAfter(LONG).maxCachedFileSize(1024));
+        assertArrayEquals(content, get("/big.bin").assertFramed().body());
+        assertEquals(1, files.openFiles());
+        // The name is gone, but the cache trusts its entry for the interval and sends the file it keeps open, as nginx
+        // does: opening it for this request would have failed (404).
+        Files.move(root.resolve("big.bin"), tempDir.resolve("elsewhere.bin"));
+        Reply reply = get("/big.bin").assertFramed();
+        assertEquals(200, reply.status());
+        assertArrayEquals(content, reply.body());
+    }
+
+    @Test
+    void aFileKeptOpenIsClosedWhenItsEntryChanges() throws Exception {
+        byte[] first = random(50_000, 1);
+        byte[] second = random(50_000, 2);
+        write("big.bin", first);
+        start(StaticFiles.builder(root).revalidateAfter(Duration.ZERO).maxCachedFileSize(1024));
+        assertArrayEquals(first, get("/big.bin").body());
+        Path big = root.resolve("big.bin").toRealPath();
+        assertEquals(1, openDescriptorsOfDeleted(big) + openDescriptorsOf(big));
+        // A deployment renames the new version into place: the old file is deleted, its descriptor must go too.
+        Path replacement = tempDir.resolve("new.bin");
+        Files.write(replacement, second);
+        Files.setLastModifiedTime(replacement, FileTime.from(MODIFIED.plusSeconds(1)));
+        Files.move(replacement, root.resolve("big.bin"), StandardCopyOption.ATOMIC_MOVE);
+        assertArrayEquals(second, get("/big.bin").assertFramed().body());
+        assertEquals(0, openDescriptorsOfDeleted(big), "the replaced file is closed");
+        assertEquals(1, files.openFiles(), "the new version is kept open instead");
+    }
+
+    @Test
+    void atMostMaxOpenFilesAreKeptOpen() throws Exception {
+        byte[] a = random(40_000, 1);
+        byte[] b = random(40_000, 2);
+        write("a.bin", a);
+        write("b.bin", b);
+        start(StaticFiles.builder(root)
+                .revalidateAfter(LONG)
+                .maxCachedFileSize(1024)
+                .maxOpenFiles(1));
+        for (int i = 0; i < 2; i++) {
+            assertArrayEquals(a, get("/a.bin").assertFramed().body());
+            assertArrayEquals(b, get("/b.bin").assertFramed().body());
+        }
+        assertEquals(1, files.openFiles());
+        assertEquals(1, openDescriptorsOf(root.resolve("a.bin")) + openDescriptorsOf(root.resolve("b.bin")));
+    }
+
+    @Test
+    void rangesHeadAndConditionalRequestsOfAFileKeptOpenAreExact() throws Exception {
+        byte[] content = random(50_000, 3);
+        write("big.bin", content);
+        start(StaticFiles.builder(root).revalidateAfter(LONG).maxCachedFileSize(1024));
+        String etag = get("/big.bin").header("ETag");
+        assertEquals(1, files.openFiles());
+
+        Reply head = head("/big.bin");
+        assertEquals(200, head.status());
+        assertEquals("50000", head.header("Content-Length"));
+        assertEquals(0, head.body().length);
+
+        Reply range = get("/big.bin", "Range: bytes=1000-1999").assertFramed();
+        assertEquals(206, range.status());
+        assertEquals("bytes 1000-1999/50000", range.header("Content-Range"));
+        assertArrayEquals(Arrays.copyOfRange(content, 1000, 2000), range.body());
+
+        Reply suffix = get("/big.bin", "Range: bytes=-10").assertFramed();
+        assertArrayEquals(Arrays.copyOfRange(content, 49_990, 50_000), suffix.body());
+
+        Reply parts = get("/big.bin", "Range: bytes=0-9,40000-40009").assertFramed();
+        assertEquals(206, parts.status());
+        assertTrue(parts.header("Content-Type").startsWith("multipart/byteranges"));
+        assertTrue(contains(parts.body(), Arrays.copyOfRange(content, 0, 10)));
+        assertTrue(contains(parts.body(), Arrays.copyOfRange(content, 40_000, 40_010)));
+
+        Reply notModified = get("/big.bin", "If-None-Match: " + etag);
+        assertEquals(304, notModified.status());
+        assertEquals(0, notModified.body().length);
+
+        assertArrayEquals(content, get("/big.bin").assertFramed().body());
+        assertEquals(1, openDescriptorsOf(root.resolve("big.bin")), "one descriptor, kept, for all of them");
+    }
+
+    @Test
+    void slowAndFastReadersOfOneFileKeptOpenEachGetAllOfIt() throws Exception {
+        byte[] content = random(4 * 1024 * 1024, 4);
+        write("large.bin", content);
+        start(StaticFiles.builder(root).revalidateAfter(LONG).maxCachedFileSize(1024));
+        assertArrayEquals(content, get("/large.bin").assertFramed().body());
+        try (Socket slow = overTls()
+                ? TestCertificates.ec().clientContext().getSocketFactory().createSocket()
+                : new Socket()) {
+            // A small window: the server's send stalls on a full socket, its transfer waits to be writable.
+            slow.setReceiveBufferSize(4096);
+            slow.connect(new java.net.InetSocketAddress("127.0.0.1", server.port()));
+            slow.setSoTimeout(20_000);
+            OutputStream out = slow.getOutputStream();
+            out.write("GET /large.bin HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+                    .getBytes(StandardCharsets.ISO_8859_1));
+            out.flush();
+            InputStream in = slow.getInputStream();
+            byte[] start = in.readNBytes(1024);
+            // Meanwhile another client reads the same file, from the same descriptor, at its own position.
+            assertArrayEquals(content, get("/large.bin").assertFramed().body());
+            byte[] rest = in.readAllBytes();
+            byte[] all = new byte[start.length + rest.length];
+            System.arraycopy(start, 0, all, 0, start.length);
+            System.arraycopy(rest, 0, all, start.length, rest.length);
+            Reply reply = Reply.parse(all).assertFramed();
+            assertArrayEquals(content, reply.body());
+        }
+        assertEquals(1, files.openFiles());
+    }
+
+    private static boolean contains(byte[] haystack, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= haystack.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (haystack[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return true;
+        }
+        return false;
+    }
+
+    /** @return how many of this process's descriptors are open on {@code file} (Linux: /proc/self/fd) */
+    private static long openDescriptorsOf(Path file) throws IOException {
+        Path real = file.toRealPath();
+        return descriptorTargets()
+                .filter(target -> target.equals(real.toString()))
+                .count();
+    }
+
+    /**
+     * @return how many descriptors are open on a deleted file that had this real path (Linux marks them " (deleted)");
+     *     the path, not the name: the servers of earlier tests in this JVM may still hold files of their own
+     */
+    private static long openDescriptorsOfDeleted(Path real) throws IOException {
+        return descriptorTargets()
+                .filter(target -> target.equals(real + " (deleted)"))
+                .count();
+    }
+
+    private static Stream<String> descriptorTargets() throws IOException {
+        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+            return fds
+                    .map(fd -> {
+                        try {
+                            return Files.readSymbolicLink(fd).toString();
+                        } catch (IOException x) {
+                            return ""; // closed since it was listed
+                        }
+                    })
+                    .toList()
+                    .stream();
+        }
+    }
+}
