@@ -84,11 +84,22 @@ class OverloadTest extends ServerTestBase {
             assertEquals(200, response.status(), response::toString);
             assertEquals("done /park", response.text());
         }
-        RawResponse after =
-                rejected.send("GET /after HTTP/1.1\r\nHost: test\r\n\r\n").readResponse();
+        // A parked handler's slot is freed just after its response is written, so the client can read all three
+        // responses a moment before the slots are free: a 503 then is right, and is counted, so retry until served.
+        int retries = 0;
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        RawResponse after;
+        while ((after = rejected.send("GET /after HTTP/1.1\r\nHost: test\r\n\r\n")
+                                        .readResponse())
+                                .status()
+                        == 503
+                && System.nanoTime() < deadline) {
+            retries++;
+            TimeUnit.MILLISECONDS.sleep(1);
+        }
         assertEquals(200, after.status(), "the rejected client's connection is served once the load is gone");
         assertEquals("done /after", after.text());
-        assertEquals(1, server.rejectedRequests());
+        assertEquals(1 + retries, server.rejectedRequests());
         if (!virtualThreads && reservedThreads == 0) {
             assertEquals(0, strategy().executeProduceConsume(), "no reserved thread, so never in place");
         }
