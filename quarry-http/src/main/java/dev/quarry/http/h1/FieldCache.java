@@ -14,8 +14,9 @@ import java.util.Set;
  * <p>Two tiers (the parser already knows the header from the name's bytes, so a lookup is a compare of the value
  * bytes against at most a few candidates, no hashing):
  * <ul>
- *   <li>a static tier indexed by {@link HttpHeader} ordinal, shared by all parsers, of values that browsers and load generators send verbatim
- *       ({@code Connection: keep-alive}, {@code Accept: *}{@code /*}, {@code Accept-Encoding: gzip, deflate, br}...);
+ *   <li>a static tier indexed by {@link HttpHeader} ordinal, shared by all parsers, of values that browsers and load
+ *       generators send verbatim ({@code Connection: keep-alive}, {@code Accept: *}{@code /*},
+ *       {@code Accept-Encoding: gzip, deflate, br}...);
  *   <li>a per-connection tier that learns the first values of fields that a client repeats on every request of a
  *       connection ({@code Host}, {@code User-Agent}, {@code Accept}...), bounded by {@link #MAX_LEARNED} entries of at
  *       most {@link #MAX_LEARNED_VALUE} bytes, {@link #MAX_PER_HEADER} per header. Secrets (Authorization, Cookie) and

@@ -13,8 +13,9 @@ import java.util.Arrays;
  * {@link #WINDOW} bytes from the line's start into a per-connection array, which then serves the following lines too,
  * so that a request's header section costs one copy; the window is only trusted within one {@code parse} call, since
  * the caller may reuse the buffer between calls. So it is borrowed for each call from the thread's
- * {@link ThreadScratch} (an idle connection holds none of its own). A line split across buffers is assembled in a scratch array. Both
- * arrays are bounded by the caller's line limit, so a peer that never sends LF cannot make them grow past it.
+ * {@link ThreadScratch} (an idle connection holds none of its own). A line split across buffers is assembled in a
+ * scratch array. Both arrays are bounded by the caller's line limit, so a peer that never sends LF cannot make them
+ * grow past it.
  *
  * <p>Thread-safety: confined to its parser's thread. Cost: O(line) per line; allocation-free once the arrays have grown
  * to the longest line seen (a thread's window is allocated on its first direct buffer).

@@ -36,12 +36,12 @@ import java.util.function.Supplier;
  *
  * <p>Hot path, one request per read: the selector runs the read task in place; the request is parsed from a pooled
  * direct buffer into the fields of a recycled exchange (see {@link dev.quarry.server.internal.ExchangePool}: request,
- * response and their fields are reused, so a request allocates nothing); a non-blocking handler runs in place; the response
- * head and a small body are copied into one pooled direct buffer and written with one system call; the next read is
- * skipped when the last one did not fill the buffer (the socket is drained), so a request costs one read and one
- * write. Pipelined requests: responses completed in place while more requests are buffered are aggregated and written
- * together when the input runs dry. File content of a response with a Content-Length goes zero-copy: the head is
- * flushed, then the region is transferred from the file to the socket ({@link EndPoint#transfer}).
+ * response and their fields are reused, so a request allocates nothing); a non-blocking handler runs in place; the
+ * response head and a small body are copied into one pooled direct buffer and written with one system call; the next
+ * read is skipped when the last one did not fill the buffer (the socket is drained), so a request costs one read and
+ * one write. Pipelined requests: responses completed in place while more requests are buffered are aggregated and
+ * written together when the input runs dry. File content of a response with a Content-Length goes zero-copy: the head
+ * is flushed, then the region is transferred from the file to the socket ({@link EndPoint#transfer}).
  *
  * <p>Threading: {@link #process()} runs on one thread at a time (the read callback is one-shot, and an exchange in
  * progress stops processing until it completes). An exchange's handler may read, write and complete from any thread;
