@@ -19,8 +19,12 @@ import java.util.Optional;
  * {@link #demand(Runnable)}, or blocking with {@link #inputStream()}. Nothing is read from the network until the
  * handler asks, so a handler that reads slowly slows its client down instead of filling server memory.
  *
- * <p>Thread-safety: the metadata may be read from any thread; the body by one reader at a time. A request must not be
- * used after its handler completed.
+ * <p>Thread-safety: the metadata may be read from any thread; the body by one reader at a time.
+ *
+ * <p>Lifetime: a request must not be used after its handler completed (its callback was called, or its blocking
+ * {@link Handler} returned). The server recycles the request object, its {@link #headers()} and its response for a
+ * later request (on HTTP/1.1, where a connection carries one request at a time); copy what must outlive the exchange
+ * (a header value, the path) before completing.
  */
 public interface Request {
 

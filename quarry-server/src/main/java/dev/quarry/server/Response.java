@@ -18,6 +18,9 @@ import java.util.function.Supplier;
  * blocking with {@link #outputStream()} and the {@code send} methods, which are meant for blocking handlers.
  *
  * <p>Thread-safety: one writer at a time; the handler may write from any thread.
+ *
+ * <p>Lifetime: like its {@link Request}, a response must not be used after its handler completed: the server recycles
+ * it, with its {@link #headers()}, for a later request.
  */
 public interface Response {
 

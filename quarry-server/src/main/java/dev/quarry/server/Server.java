@@ -15,6 +15,7 @@ import dev.quarry.io.ServerConnector;
 import dev.quarry.io.TlsConnectionFactory;
 import dev.quarry.server.internal.DateField;
 import dev.quarry.server.internal.ErrorPages;
+import dev.quarry.server.internal.ExchangePool;
 import dev.quarry.server.internal.HandlerInvoker;
 import dev.quarry.server.internal.ServerContext;
 import dev.quarry.server.internal.h1.Http1ConnectionFactory;
@@ -209,7 +210,8 @@ public final class Server implements Dumpable {
                 threadPool,
                 config.http2Config(),
                 new ErrorPages(config.errorHandlers(), config.errorPages()),
-                http2Budget);
+                http2Budget,
+                ExchangePool.forAvailableProcessors());
         List<ConnectionFactory> mixed = cleartext(context);
         List<ConnectionFactory> http2Only = List.of(new Http2OnlyConnectionFactory(context));
         // Over TLS, HTTP/2 is chosen by ALPN only: no h2c upgrade nor prior knowledge on an HTTP/1.1 connection.

@@ -8,6 +8,7 @@ import dev.quarry.http.HttpStatus;
 import dev.quarry.http.HttpVersion;
 import dev.quarry.http.PreEncodedHttpField;
 import dev.quarry.http.internal.HttpChars;
+import dev.quarry.http.internal.ThreadScratch;
 import java.nio.BufferOverflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -59,9 +60,14 @@ public final class HttpGenerator {
         }
     }
 
-    // Grows to the largest head this connection sent; 256 bytes hold a typical response head (and an idle connection
-    // holds this array, so it starts small).
-    private byte[] scratch = new byte[256];
+    private static final int SCRATCH = 256;
+    private static final ThreadScratch HEADS = new ThreadScratch(SCRATCH);
+
+    // Where a head is composed before one copy into the output: borrowed from the thread's ThreadScratch at each write
+    // call (nothing in it is trusted across calls), so that an idle connection holds none of its own; on a virtual
+    // thread, this generator's own. 256 bytes hold a typical response head; it grows to the largest one.
+    private byte[] scratch;
+    private boolean ownScratch;
     private boolean committed;
     private boolean persistent;
     private Framing framing;
@@ -127,6 +133,7 @@ public final class HttpGenerator {
         if (committed) {
             throw new IllegalStateException("response head already written: " + this);
         }
+        borrowScratch();
         boolean interim = HttpStatus.isInformational(status) && status != HttpStatus.SWITCHING_PROTOCOLS_101;
         long length = contentLength >= 0 ? contentLength : declaredLength(fields);
         Framing decided = framing(version, method, status, length);
@@ -212,6 +219,7 @@ public final class HttpGenerator {
         if (size <= 0) {
             throw new IllegalArgumentException("chunk size must be positive: " + size);
         }
+        borrowScratch();
         int n = chunkOpen ? put(CRLF, 0) : 0;
         n = putHex(size, n);
         n = put(CRLF, n);
@@ -237,6 +245,7 @@ public final class HttpGenerator {
         if (framing != Framing.CHUNKED || complete) {
             throw new IllegalStateException("not in chunked content: " + this);
         }
+        borrowScratch();
         int n = ensure(0, estimate(trailers) + 16);
         if (chunkOpen) {
             n = put(CRLF, n);
@@ -366,9 +375,23 @@ public final class HttpGenerator {
         return total;
     }
 
+    private void borrowScratch() {
+        byte[] lent = HEADS.get();
+        if (lent != null) {
+            scratch = lent;
+            ownScratch = false;
+        } else if (!ownScratch) {
+            scratch = new byte[SCRATCH]; // a virtual thread: never another thread's array
+            ownScratch = true;
+        }
+    }
+
     private int ensure(int n, int more) {
         if (n + more > scratch.length) {
             scratch = Arrays.copyOf(scratch, Math.max(scratch.length * 2, n + more));
+            if (!ownScratch) {
+                HEADS.keep(scratch);
+            }
         }
         return n;
     }

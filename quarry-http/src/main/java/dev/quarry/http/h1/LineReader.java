@@ -1,6 +1,7 @@
 package dev.quarry.http.h1;
 
 import dev.quarry.http.internal.HttpChars;
+import dev.quarry.http.internal.ThreadScratch;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 
@@ -11,11 +12,13 @@ import java.util.Arrays;
  * place. A direct buffer is read through a <em>window</em>: one bulk copy (a memory copy, no per-byte access) of up to
  * {@link #WINDOW} bytes from the line's start into a per-connection array, which then serves the following lines too,
  * so that a request's header section costs one copy; the window is only trusted within one {@code parse} call, since
- * the caller may reuse the buffer between calls. A line split across buffers is assembled in a scratch array. Both
- * arrays are bounded by the caller's line limit, so a peer that never sends LF cannot make them grow past it.
+ * the caller may reuse the buffer between calls. So it is borrowed for each call from the thread's
+ * {@link ThreadScratch} (an idle connection holds none of its own). A line split across buffers is assembled in a
+ * scratch array. Both arrays are bounded by the caller's line limit, so a peer that never sends LF cannot make them
+ * grow past it.
  *
  * <p>Thread-safety: confined to its parser's thread. Cost: O(line) per line; allocation-free once the arrays have grown
- * to the longest line seen (the window is allocated on the first direct buffer).
+ * to the longest line seen (a thread's window is allocated on its first direct buffer).
  */
 final class LineReader {
     /** A complete line is available. */
@@ -32,10 +35,13 @@ final class LineReader {
     static final int WINDOW = 256;
 
     private static final byte[] NO_BYTES = new byte[0];
+    private static final ThreadScratch WINDOWS = new ThreadScratch(WINDOW);
 
     // Only a line split across reads needs it, so it is allocated on first use: an idle connection holds none.
     private byte[] scratch = NO_BYTES;
+    // Borrowed at each parse call (see invalidateWindow); on a virtual thread, this reader's own.
     private byte[] window;
+    private boolean ownWindow;
     private ByteBuffer windowBuffer;
     private int windowStart;
     private int windowEnd;
@@ -104,6 +110,13 @@ final class LineReader {
     /** Forgets the window: the caller may have changed the buffer's content since the last line. */
     void invalidateWindow() {
         windowBuffer = null;
+        byte[] lent = WINDOWS.get();
+        if (lent != null) {
+            window = lent;
+            ownWindow = false;
+        } else if (!ownWindow) {
+            window = null; // never use another thread's array: a virtual thread gets its own, at first need
+        }
     }
 
     // Searches buffer[position, searchTo) through the window, refilling it from `position` (the line's start) so that a
@@ -129,7 +142,12 @@ final class LineReader {
 
     private void fillWindow(ByteBuffer buffer, int start, int limit, int size) {
         if (window == null || window.length < size) {
-            window = new byte[size];
+            window = new byte[Math.max(size, WINDOW)];
+            if (ownWindow || WINDOWS.get() == null) {
+                ownWindow = true;
+            } else {
+                WINDOWS.keep(window);
+            }
         }
         int length = Math.min(limit - start, window.length);
         buffer.get(start, window, 0, length);

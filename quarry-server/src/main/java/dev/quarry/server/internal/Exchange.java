@@ -59,9 +59,9 @@ public final class Exchange {
         }
     }
 
-    private final ServerContext context;
-    private final HttpStream stream;
-    private final EndPoint endPoint;
+    private ServerContext context;
+    private HttpStream stream;
+    private EndPoint endPoint;
     private final ServerRequest request;
     private final ServerResponse response;
     private final Callback handlerCallback = new HandlerCallback();
@@ -83,7 +83,16 @@ public final class Exchange {
     private volatile HttpException badContent;
 
     /**
-     * Creates the exchange and its request; the target is validated here.
+     * Creates a recyclable exchange, for HTTP/1.1 connections (see {@link ExchangePool}): its request fields are its
+     * own, filled by the parser before {@link #start}, and it serves one request after another, recycled in between.
+     */
+    Exchange() {
+        this.request = new ServerRequest(this, new HttpFields(16));
+        this.response = new ServerResponse(this, new HttpFields(8));
+    }
+
+    /**
+     * Creates the exchange of one request (an HTTP/2 stream) and its request; the target is validated here.
      *
      * @throws dev.quarry.http.BadMessageException if the target is invalid or its path ambiguous
      */
@@ -98,22 +107,63 @@ public final class Exchange {
             String scheme,
             String authority,
             long contentLength) {
+        this.request = new ServerRequest(this, requestFields);
+        this.response = new ServerResponse(this, new HttpFields(8));
+        start(context, stream, endPoint, method, target, version, scheme, authority, contentLength);
+    }
+
+    /**
+     * Starts the exchange of a request whose fields are in {@code request().headers()}; the target is validated here.
+     *
+     * @throws dev.quarry.http.BadMessageException if the target is invalid or its path ambiguous; the exchange must
+     *     then be dropped, not recycled
+     */
+    public void start(
+            ServerContext context,
+            HttpStream stream,
+            EndPoint endPoint,
+            String method,
+            String target,
+            HttpVersion version,
+            String scheme,
+            String authority,
+            long contentLength) {
         this.context = context;
         this.stream = stream;
         this.endPoint = endPoint;
-        this.request = new ServerRequest(
-                this,
+        DONE.set(this, false);
+        request.start(
                 method,
                 target,
                 version,
-                requestFields,
                 scheme,
                 authority,
                 contentLength,
                 context.config().uriCompliance());
-        HttpFields responseFields = new HttpFields(8);
-        addStandardFields(responseFields);
-        this.response = new ServerResponse(this, responseFields);
+        // Added at every start, not at recycling: an exchange may wait in the pool longer than the Date is true.
+        addStandardFields(response.headers());
+    }
+
+    /**
+     * Forgets the request and response that completed normally (the stream called {@link HttpStream#succeeded()}), so
+     * that this exchange can carry another request: its request fields are empty again and its response as new. Only
+     * for an exchange made by {@link #Exchange()}. The handler may keep no reference to its request, response or
+     * callback past its completion ({@link dev.quarry.server.Request}'s contract): they are this exchange's, reused.
+     *
+     * <p>Plain writes: the next start happens after this on the same thread, or after the pool's CAS.
+     */
+    public void recycle() {
+        request.recycle();
+        response.recycle();
+        stream = null;
+        endPoint = null;
+        DEMAND.set(this, null);
+        // Left done (true) until the next start: a late second completion by the previous handler finds it done and
+        // is logged and ignored, as long as the exchange waits between requests.
+        ERROR_PAGE_STARTED.set(this, false);
+        if (badContent != null) {
+            badContent = null;
+        }
     }
 
     /**

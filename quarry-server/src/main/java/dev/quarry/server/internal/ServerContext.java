@@ -29,6 +29,8 @@ import java.util.Optional;
  * @param http2Config HTTP/2 settings and limits
  * @param errors the error handlers and error pages
  * @param http2Budget the server-wide budget of unread HTTP/2 request content
+ * @param exchanges the recycled HTTP/1.1 exchanges, shared by every copy of this context (an exchange takes the
+ *     context of each request it starts)
  */
 public record ServerContext(
         AsyncHandler handler,
@@ -43,7 +45,8 @@ public record ServerContext(
         TryExecutor threads,
         Http2Config http2Config,
         ErrorPages errors,
-        Http2ContentBudget http2Budget) {
+        Http2ContentBudget http2Budget,
+        ExchangePool exchanges) {
 
     /**
      * @param handler the root handler
@@ -63,7 +66,8 @@ public record ServerContext(
                 threads,
                 http2Config,
                 errors,
-                http2Budget);
+                http2Budget,
+                exchanges);
     }
 
     /**
@@ -84,7 +88,8 @@ public record ServerContext(
                 threads,
                 http2Config,
                 errors,
-                http2Budget);
+                http2Budget,
+                exchanges);
     }
 
     /**

@@ -23,40 +23,50 @@ import java.util.Optional;
  * before any handler runs); query parameters are parsed on first use. A plain origin-form target ({@code /plaintext})
  * is its own path: no allocation.
  *
- * <p>Thread-safety: metadata immutable; attributes not thread-safe (one handler at a time).
+ * <p>An HTTP/1.1 request object is recycled with its {@link Exchange}: it carries one request after another, never
+ * two at once, and its fields object is reused (cleared) for the next request.
+ *
+ * <p>Thread-safety: metadata set before the handler runs and unchanged until the exchange completes; attributes not
+ * thread-safe (one handler at a time).
  */
 public final class ServerRequest implements Request {
     private final Exchange exchange;
-    private final String method;
-    private final String target;
-    private final HttpVersion version;
     private final HttpFields headers;
-    private final String scheme;
-    private final String authority;
-    private final String path;
-    private final Optional<String> query;
-    private final long contentLength;
-    private final long beginNanos;
+    private String method;
+    private String target;
+    private HttpVersion version;
+    private String scheme;
+    private String authority;
+    private String path;
+    private Optional<String> query;
+    private long contentLength;
+    private long beginNanos;
     private Map<String, List<String>> queryParameters;
     private Map<String, String> cookies;
     private Map<String, Object> attributes;
     private RequestInputStream inputStream;
 
-    ServerRequest(
-            Exchange exchange,
+    ServerRequest(Exchange exchange, HttpFields headers) {
+        this.exchange = exchange;
+        this.headers = headers;
+    }
+
+    /**
+     * Sets the request line and what derives from it, for a request whose fields are in {@link #headers()}.
+     *
+     * @throws dev.quarry.http.BadMessageException if the target is invalid or its path ambiguous
+     */
+    void start(
             String method,
             String target,
             HttpVersion version,
-            HttpFields headers,
             String scheme,
             String authority,
             long contentLength,
             UriCompliance compliance) {
-        this.exchange = exchange;
         this.method = method;
         this.target = target;
         this.version = version;
-        this.headers = headers;
         this.scheme = scheme;
         this.contentLength = contentLength;
         this.beginNanos = System.nanoTime();
@@ -72,6 +82,22 @@ public final class ServerRequest implements Request {
             // (and a CONNECT's authority-form target is the authority); otherwise two parties could disagree on it.
             this.authority = uri.authority().map(HostPort::toString).orElse(authority);
         }
+    }
+
+    /** Forgets the completed request: fields cleared, lazily made parts and attributes dropped. */
+    void recycle() {
+        headers.clear();
+        method = null;
+        target = null;
+        version = null;
+        scheme = null;
+        authority = null;
+        path = null;
+        query = null;
+        queryParameters = null;
+        cookies = null;
+        attributes = null;
+        inputStream = null;
     }
 
     @Override
@@ -207,6 +233,9 @@ public final class ServerRequest implements Request {
 
     @Override
     public String toString() {
+        if (version == null) {
+            return "ServerRequest{between requests}"; // recycled: a late log line must not fail
+        }
         return method + " " + target + " " + version.asString();
     }
 

@@ -11,14 +11,14 @@ import dev.quarry.server.Response;
 import dev.quarry.server.ResponseOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.WritePendingException;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import java.util.OptionalLong;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 /**
@@ -28,19 +28,41 @@ import java.util.function.Supplier;
  * in chunks. The content written must match a declared Content-Length, except for responses that have no content on
  * the wire (HEAD, 1xx, 204, 304), which declare the length a GET would have had.
  *
- * <p>Thread-safety: one write at a time (enforced), from any thread; the write callback object is reused, so a
- * write allocates nothing.
+ * <p>Thread-safety: one write at a time (enforced), from any thread; the write callback object and the head are
+ * reused, so a write allocates nothing. An HTTP/1.1 response is recycled with its {@link Exchange} for the next
+ * request ({@link #recycle()}).
  */
 public final class ServerResponse implements Response {
     static final ByteBuffer EMPTY = ByteBuffer.allocate(0).asReadOnlyBuffer();
     private static final String TEXT_PLAIN_UTF8 = "text/plain; charset=utf-8";
 
+    // The write state: a write is pending; the exchange's completion waits for it (the handler completed while its
+    // last write was still pending). One word, so that completing never reads the state after publishing its wait: the
+    // write's end may recycle this response at once for the next request.
+    private static final int WRITING = 1;
+    private static final int COMPLETE_AFTER_WRITE = 2;
+    private static final VarHandle WRITE_STATE;
+
+    static {
+        try {
+            WRITE_STATE = MethodHandles.lookup().findVarHandle(ServerResponse.class, "writeState", int.class);
+        } catch (ReflectiveOperationException x) {
+            throw new ExceptionInInitializerError(x);
+        }
+    }
+
     private final Exchange exchange;
     private final HttpFields fields;
-    private final AtomicBoolean writing = new AtomicBoolean();
     private final WriteCallback writeCallback = new WriteCallback();
-    // The exchange's completion, when the handler completed while its last write was still pending.
-    private final AtomicReference<Callback> completeAfterWrite = new AtomicReference<>();
+    // Refilled at each commit: the stream reads it during the send only.
+    private final ResponseHead commitHead = new ResponseHead(HttpStatus.OK_200, null, -1);
+
+    @SuppressWarnings("unused") // through WRITE_STATE
+    private volatile int writeState;
+
+    // The exchange's completion while COMPLETE_AFTER_WRITE is set: written before the CAS that sets it, read after the
+    // one that clears it.
+    private Callback completeAfterWrite;
     private int status = HttpStatus.OK_200;
     private volatile boolean committed;
     private volatile boolean completed;
@@ -112,12 +134,16 @@ public final class ServerResponse implements Response {
     public void write(FileChannel file, long position, long count, boolean last, Callback callback) {
         Objects.requireNonNull(file, "file");
         Objects.requireNonNull(callback, "callback");
-        if (count > 0 && position >= 0 && !completed && !writing.get()) {
+        if (count > 0 && position >= 0 && !completed && (writeState & WRITING) == 0) {
             HttpStream stream = exchange.stream();
             OptionalLong declared = committed ? OptionalLong.empty() : declaredContentLength();
             if (declared != null) {
-                ResponseHead next =
-                        committed ? null : new ResponseHead(status, fields, lengthToDeclare(declared, count, last));
+                ResponseHead next = null;
+                if (!committed) {
+                    // Only asked about here; begin() refills it to commit.
+                    commitHead.set(status, fields, lengthToDeclare(declared, count, last));
+                    next = commitHead;
+                }
                 if (stream.canSendFile(next)) {
                     if (begin(count, last, callback)) {
                         ResponseHead committing = head;
@@ -146,20 +172,21 @@ public final class ServerResponse implements Response {
             callback.failed(new IllegalStateException("response already completed"));
             return false;
         }
-        if (!writing.compareAndSet(false, true)) {
+        if (!WRITE_STATE.compareAndSet(this, 0, WRITING)) {
             throw new WritePendingException();
         }
         head = null;
         if (!committed) {
             OptionalLong declared = declaredContentLength();
             if (declared == null) {
-                writing.set(false);
+                writeState = 0;
                 callback.failed(new IllegalArgumentException("invalid Content-Length in the response fields: "
                         + fields.get(HttpHeader.CONTENT_LENGTH).orElse("")));
                 return false;
             }
             declaredLength = lengthToDeclare(declared, length, last);
-            head = new ResponseHead(status, fields, declaredLength);
+            commitHead.set(status, fields, declaredLength);
+            head = commitHead;
             bodyless = HttpStatus.hasNoBody(status)
                     || HttpMethod.HEAD.is(exchange.request().method());
             committed = true;
@@ -168,7 +195,7 @@ public final class ServerResponse implements Response {
         }
         written += length;
         if (declaredLength >= 0 && !bodyless && (written > declaredLength || (last && written < declaredLength))) {
-            writing.set(false);
+            writeState = 0;
             IllegalStateException x = new IllegalStateException(
                     "Content-Length is " + declaredLength + " but " + written + " bytes were written");
             completed = true;
@@ -205,7 +232,7 @@ public final class ServerResponse implements Response {
     private void withdraw(ResponseHead committing, Callback callback, RuntimeException failure) {
         if (committing == null) {
             writeCallback.callback = null;
-            writing.set(false);
+            writeState = 0;
             throw failure;
         }
         committed = false;
@@ -213,7 +240,7 @@ public final class ServerResponse implements Response {
         written = 0;
         declaredLength = -1;
         writeCallback.callback = null;
-        writing.set(false);
+        writeState = 0;
         exchange.onCommitWithdrawn(committing.status());
         callback.failed(failure);
     }
@@ -225,16 +252,19 @@ public final class ServerResponse implements Response {
             return;
         }
         if (completed) {
-            if (writing.get()) {
-                // The handler completed before its last write did (write(true, ..., NOOP), then succeeded()): the
-                // exchange ends when the write does, or the next response would be written over this one.
-                completeAfterWrite.set(callback);
-                if (!writing.get() && completeAfterWrite.compareAndSet(callback, null)) {
-                    callback.succeeded(); // the write completed meanwhile and did not see us
+            // The handler may complete before its last write did (write(true, ..., NOOP), then succeeded()): the
+            // exchange then ends when the write does, or the next response would be written over this one.
+            completeAfterWrite = callback;
+            int state;
+            do {
+                state = writeState;
+                if ((state & WRITING) == 0) {
+                    completeAfterWrite = null;
+                    callback.succeeded();
+                    return;
                 }
-                return;
-            }
-            callback.succeeded();
+            } while (!WRITE_STATE.compareAndSet(this, state, state | COMPLETE_AFTER_WRITE));
+            // Published: the write's end runs it, and may recycle this response right away. Nothing more here.
             return;
         }
         try {
@@ -257,6 +287,26 @@ public final class ServerResponse implements Response {
         exchange.addStandardFields(fields);
         outputStream = null;
         trailers = null;
+    }
+
+    /**
+     * Forgets the completed response, for the next request of a recycled exchange: status 200, no fields (the
+     * standard ones are added again when the next exchange starts), nothing written.
+     */
+    void recycle() {
+        fields.clear();
+        status = HttpStatus.OK_200;
+        committed = false;
+        completed = false;
+        declaredLength = -1;
+        bodyless = false;
+        head = null;
+        written = 0;
+        trailers = null;
+        outputStream = null;
+        completeAfterWrite = null;
+        writeCallback.callback = null;
+        commitHead.set(HttpStatus.OK_200, null, -1);
     }
 
     /** @return the exchange of this response */
@@ -319,9 +369,9 @@ public final class ServerResponse implements Response {
         public void succeeded() {
             Callback current = callback;
             callback = null;
-            writing.set(false);
+            Callback completion = endWrite();
             current.succeeded();
-            Callback completion = completeAfterWrite.getAndSet(null);
+            // The completion ends the exchange, which may recycle this response: it goes last, and nothing follows.
             if (completion != null) {
                 completion.succeeded();
             }
@@ -331,14 +381,23 @@ public final class ServerResponse implements Response {
         public void failed(Throwable failure) {
             Callback current = callback;
             callback = null;
-            writing.set(false);
+            Callback completion = endWrite();
             if (current != null) {
                 current.failed(failure);
             }
-            Callback completion = completeAfterWrite.getAndSet(null);
             if (completion != null) {
                 completion.failed(failure);
             }
+        }
+
+        /** Clears the pending write; returns the completion that waited for it, if any, taking it. */
+        private Callback endWrite() {
+            if (((int) WRITE_STATE.getAndSet(ServerResponse.this, 0) & COMPLETE_AFTER_WRITE) == 0) {
+                return null;
+            }
+            Callback completion = completeAfterWrite;
+            completeAfterWrite = null;
+            return completion;
         }
 
         @Override

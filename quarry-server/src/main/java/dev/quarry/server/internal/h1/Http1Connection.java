@@ -23,10 +23,11 @@ import dev.quarry.server.internal.ResponseHead;
 import dev.quarry.server.internal.ServerContext;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
@@ -34,12 +35,13 @@ import java.util.function.Supplier;
  * buffer and are answered in order), and writes responses.
  *
  * <p>Hot path, one request per read: the selector runs the read task in place; the request is parsed from a pooled
- * direct buffer with no allocation beyond the request's fields; a non-blocking handler runs in place; the response
- * head and a small body are copied into one pooled direct buffer and written with one system call; the next read is
- * skipped when the last one did not fill the buffer (the socket is drained), so a request costs one read and one
- * write. Pipelined requests: responses completed in place while more requests are buffered are aggregated and written
- * together when the input runs dry. File content of a response with a Content-Length goes zero-copy: the head is
- * flushed, then the region is transferred from the file to the socket ({@link EndPoint#transfer}).
+ * direct buffer into the fields of a recycled exchange (see {@link dev.quarry.server.internal.ExchangePool}: request,
+ * response and their fields are reused, so a request allocates nothing); a non-blocking handler runs in place; the
+ * response head and a small body are copied into one pooled direct buffer and written with one system call; the next
+ * read is skipped when the last one did not fill the buffer (the socket is drained), so a request costs one read and
+ * one write. Pipelined requests: responses completed in place while more requests are buffered are aggregated and
+ * written together when the input runs dry. File content of a response with a Content-Length goes zero-copy: the head
+ * is flushed, then the region is transferred from the file to the socket ({@link EndPoint#transfer}).
  *
  * <p>Threading: {@link #process()} runs on one thread at a time ({@link ProcessingActivity}): a call that comes while
  * another thread is inside (a read wake-up that a TLS endpoint delivers at once on another thread, an exchange
@@ -68,11 +70,22 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
     private static final int ASYNC = 2;
     private static final int COMPLETED = 3;
     private static final byte[] CONTINUE = HttpGenerator.continueBytes();
+    private static final VarHandle EXCHANGE_STATE;
+
+    static {
+        try {
+            EXCHANGE_STATE = MethodHandles.lookup().findVarHandle(Http1Connection.class, "exchangeState", int.class);
+        } catch (ReflectiveOperationException x) {
+            throw new ExceptionInInitializerError(x);
+        }
+    }
 
     private final ServerContext context;
     private final Http1Request request;
     private final HttpParser parser;
-    private final AtomicInteger exchangeState = new AtomicInteger(IDLE);
+    // IDLE, HANDLING, ASYNC or COMPLETED, through EXCHANGE_STATE (a field, not an AtomicInteger: every idle connection
+    // keeps it). IDLE is 0.
+    private volatile int exchangeState;
     // One of each per connection; the hot path calls them directly (final classes, monomorphic).
     private final Http1Buffers buffers;
     final Http1ResponseWriter writer;
@@ -86,6 +99,13 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
     volatile boolean closed;
     // The exchange in progress.
     private volatile Exchange exchange;
+    // The recycled exchange this connection holds from the start of a request (the parser fills its request fields)
+    // until it waits for the network between requests, when it goes back to the server's pool: requests that follow
+    // back to back reuse it, and an idle connection holds none. Confined to the processing thread.
+    private Exchange recycled;
+    // Counts the exchanges started, naming the one in progress for the timers (its object is recycled, so its
+    // identity does not name it). Written by the processing thread before it publishes the exchange.
+    private long exchangeNumber;
     // Bytes read since this connection last let the others have their turn; confined to the processing thread.
     private int readThisTurn;
     // The header timeout of a request head that did not arrive in one read (rare: allocated only then).
@@ -101,7 +121,7 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
     final BodyDataRate bodyRate;
     // The pending rate check and the exchange it is for (handler thread and timer; a stale one dies at its tick).
     private volatile Timeout bodyRateCheck;
-    private volatile Exchange bodyRateChecked;
+    private volatile long bodyRateChecked = -1;
 
     /**
      * @param context the server's shared state
@@ -331,6 +351,11 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
             buffers.releaseInput();
         }
         buffers.releaseOutputIfEmpty();
+        if (recycled != null && exchange == null && parser.isStart()) {
+            // No request begun: the exchange serves other connections while this one waits.
+            context.exchanges().release(recycled);
+            recycled = null;
+        }
         if (headerTimer == null && parser.isInHead()) {
             // Part of a head came and the rest has to be waited for: from now on it has the header timeout to arrive,
             // however its bytes trickle in (each byte restarts the idle timeout, not this one).
@@ -387,31 +412,33 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
         // Nothing to ask for when there is no content (or it is all here already).
         request.continuePending = parser.expectsContinue() && !request.messageComplete;
         String authority = request.fields.get(HttpHeader.HOST).orElse("");
-        Exchange started;
+        // Taken when the request began: the parser filled its request fields.
+        Exchange started = recycled;
         try {
-            started = new Exchange(
+            started.start(
                     context,
                     this,
                     endPoint(),
                     request.method,
                     request.target,
                     request.version,
-                    request.fields,
                     endPoint().isSecure() ? "https" : "http",
                     authority,
                     parser.contentLength());
         } catch (BadMessageException x) {
+            recycled = null; // half started: dropped with the connection
             persistent = false;
             sendBadMessage(x);
             return false;
         }
+        exchangeNumber++;
         exchange = started;
-        exchangeState.set(HANDLING);
+        exchangeState = HANDLING;
         started.handle();
-        if (exchangeState.compareAndSet(HANDLING, ASYNC)) {
+        if (EXCHANGE_STATE.compareAndSet(this, HANDLING, ASYNC)) {
             return false; // the handler completes later, on another thread, which resumes processing
         }
-        exchangeState.set(IDLE);
+        exchangeState = IDLE;
         return finishExchange();
     }
 
@@ -419,11 +446,11 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
 
     @Override
     public void succeeded() {
-        if (exchangeState.compareAndSet(HANDLING, COMPLETED)) {
+        if (EXCHANGE_STATE.compareAndSet(this, HANDLING, COMPLETED)) {
             return; // completed inside handle(): the processing thread carries on
         }
-        if (!exchangeState.compareAndSet(ASYNC, IDLE)) {
-            LOG.log(Level.WARNING, "exchange completed in state " + exchangeState.get() + " on " + this);
+        if (!EXCHANGE_STATE.compareAndSet(this, ASYNC, IDLE)) {
+            LOG.log(Level.WARNING, "exchange completed in state " + exchangeState + " on " + this);
             return;
         }
         if (finishExchange()) {
@@ -440,7 +467,7 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
         // Only an exchange left asynchronous has no thread processing the connection; then this thread owns the
         // buffers. In IDLE, HANDLING or COMPLETED a processing thread may be using them: it releases them when it sees
         // the connection closed (and an idle connection's failed fill interest does).
-        if (exchangeState.getAndSet(IDLE) == ASYNC) {
+        if ((int) EXCHANGE_STATE.getAndSet(this, IDLE) == ASYNC) {
             exchange = null;
             buffers.releaseAll();
         }
@@ -455,8 +482,22 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
         process();
     }
 
+    /**
+     * The fields of the request that begins: those of the connection's recycled exchange, taken from the server's pool
+     * if the connection holds none.
+     */
+    HttpFields nextRequestFields() {
+        Exchange next = recycled;
+        if (next == null) {
+            next = context.exchanges().acquire();
+            recycled = next;
+        }
+        return next.request().headers();
+    }
+
     /** @return whether processing may continue with the next request */
     private boolean finishExchange() {
+        Exchange finished = exchange;
         exchange = null;
         cancelBodyRateCheck();
         if (request.contentFailure != null || writer.mustClose()) {
@@ -465,9 +506,13 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
         request.clear();
         writer.reset();
         if (!persistent || closed || !endPoint().isOpen()) {
+            recycled = null; // the connection ends: its exchange, possibly failed, is left to the garbage collector
             closeAfterOutput();
             return false;
         }
+        // Completed normally (the stream's succeeded()), and the handler has no more claim on it: the next request
+        // reuses it.
+        finished.recycle();
         if (!request.messageComplete) {
             // The handler left part of the body unread: process() reads and discards it before the next request.
             discarding = true;
@@ -560,11 +605,12 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
     @Override
     public boolean onIdleExpired() {
         Exchange current = exchange;
-        if (current == null || !endPoint().isFillInterested() || lateBodyOf(current) != null) {
+        long number = exchangeNumber;
+        if (current == null || !endPoint().isFillInterested() || lateBodyOf(number) != null) {
             return true;
         }
         failLateBody(
-                current,
+                number,
                 new HttpException(
                         HttpStatus.REQUEST_TIMEOUT_408,
                         "no request content for " + endPoint().idleTimeout() + " ms"));
@@ -573,24 +619,28 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
 
     /** On the handler's thread, when it must wait for content: makes sure the rate of this body is being checked. */
     private void armBodyRateCheck() {
-        Exchange current = exchange;
-        if (current != null && bodyRateChecked != current) {
-            bodyRateChecked = current;
-            scheduleBodyRateCheck(current);
+        long number = exchangeNumber;
+        if (exchange != null && bodyRateChecked != number) {
+            bodyRateChecked = number;
+            scheduleBodyRateCheck(number);
         }
     }
 
-    private void scheduleBodyRateCheck(Exchange current) {
+    private void scheduleBodyRateCheck(long number) {
         bodyRateCheck = context.timer()
                 .schedule(
-                        Invocable.task(InvocationType.NON_BLOCKING, () -> checkBodyRate(current)),
+                        Invocable.task(InvocationType.NON_BLOCKING, () -> checkBodyRate(number)),
                         BodyDataRate.CHECK_PERIOD_MILLIS,
                         TimeUnit.MILLISECONDS);
     }
 
     /** On the timer, while the exchange reads its body: fails a body slower than the minimum rate. */
-    private void checkBodyRate(Exchange checked) {
-        if (exchange != checked || closed || request.messageComplete || lateBodyOf(checked) != null) {
+    private void checkBodyRate(long checked) {
+        if (exchange == null
+                || exchangeNumber != checked
+                || closed
+                || request.messageComplete
+                || lateBodyOf(checked) != null) {
             return; // finished, or failed already: nothing more to check for this exchange
         }
         if (bodyRate.isTooSlow()) {
@@ -608,25 +658,28 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
     }
 
     /** From the timer: the exchange's reads fail from now on, and a waiting reader is woken to find out. */
-    private void failLateBody(Exchange current, HttpException failure) {
-        lateBody = new LateBody(current, failure);
+    private void failLateBody(long number, HttpException failure) {
+        lateBody = new LateBody(number, failure);
         endPoint().wakeFill();
     }
 
-    /** @return the failure of a late body of the exchange, or null */
-    HttpException lateBodyOf(Exchange current) {
+    /** @return the failure of a late body of the exchange of that number, or null */
+    private HttpException lateBodyOf(long number) {
         LateBody late = lateBody;
-        return late != null && late.exchange() == current ? late.failure() : null;
+        return late != null && late.exchangeNumber() == number ? late.failure() : null;
     }
 
     /** @return the failure of a late body of the exchange in progress, or null; one volatile read when there is none */
     HttpException lateBody() {
         LateBody late = lateBody;
-        return late != null && late.exchange() == exchange ? late.failure() : null;
+        return late != null && exchange != null && late.exchangeNumber() == exchangeNumber ? late.failure() : null;
     }
 
-    /** A request body that came too late (idle timeout, or too slow), for one exchange: its reads fail with 408. */
-    private record LateBody(Exchange exchange, HttpException failure) {}
+    /**
+     * A request body that came too late (idle timeout, or too slow), for one exchange (by number): its reads fail with
+     * 408.
+     */
+    private record LateBody(long exchangeNumber, HttpException failure) {}
 
     // --- HttpStream: sending -------------------------------------------------------------------------------------
 
@@ -652,7 +705,7 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
      * thread: a response it completes may wait in the output buffer for the responses to the requests that follow.
      */
     boolean isHandlingInPlace() {
-        return processingThread == Thread.currentThread() && exchangeState.get() == HANDLING;
+        return processingThread == Thread.currentThread() && exchangeState == HANDLING;
     }
 
     @Override

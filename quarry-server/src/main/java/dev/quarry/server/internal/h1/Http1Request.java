@@ -187,7 +187,8 @@ final class Http1Request implements HttpRequestListener {
         this.method = method;
         this.target = target;
         this.version = version;
-        this.fields = new HttpFields(16);
+        // Those of the connection's recycled exchange: a request allocates no fields.
+        this.fields = connection.nextRequestFields();
     }
 
     @Override

@@ -29,7 +29,9 @@ import java.util.function.Supplier;
  * <p>Thread-safety: one send is pending at a time ({@link dev.quarry.server.internal.HttpStream}'s contract), from
  * whichever thread the handler writes on; the connection's processing uses the writer only while no send is pending
  * (between exchanges, or for the error response of an unparsable request). The write callbacks ({@link SendCallback},
- * {@link FileSend}, {@link #flushed}) are one instance each per connection: a send costs no allocation.
+ * {@link FileSend}, {@link #flushed}) are one instance each per connection: a send costs no allocation. The last two
+ * are made on first use, since most connections never send a file nor aggregate pipelined responses (every idle
+ * connection keeps what was made).
  */
 final class Http1ResponseWriter {
     private static final HttpFields NO_TRAILERS = new HttpFields(0).asImmutable();
@@ -43,7 +45,8 @@ final class Http1ResponseWriter {
     private final SendCallback sendCallback = new SendCallback();
     // Created by the first file sent: most connections never send one.
     private FileSend fileSend;
-    private final Callback flushed;
+    // Created by the first aggregated flush (pipelining clients only).
+    private Callback flushed;
     /** How the current response's content is framed; null before its head is written. */
     private Framing framing;
     /** Aggregated responses are being written; processing resumes when they are (plain: see closeIfIdle()). */
@@ -60,7 +63,6 @@ final class Http1ResponseWriter {
         this.context = context;
         this.endPoint = endPoint;
         this.buffers = buffers;
-        this.flushed = Callback.from(InvocationType.NON_BLOCKING, this::onFlushed, connection::onWriteFailed);
     }
 
     /** @see dev.quarry.server.internal.HttpStream#send */
@@ -246,6 +248,9 @@ final class Http1ResponseWriter {
             return true;
         }
         flushPending = true;
+        if (flushed == null) {
+            flushed = Callback.from(InvocationType.NON_BLOCKING, this::onFlushed, connection::onWriteFailed);
+        }
         endPoint.write(flushed, out);
         return false;
     }
