@@ -16,6 +16,7 @@ import dev.quarry.server.HttpConfig;
 import dev.quarry.server.ServerStatistics;
 import dev.quarry.server.internal.DateField;
 import dev.quarry.server.internal.ErrorPages;
+import dev.quarry.server.internal.ExchangePool;
 import dev.quarry.server.internal.HandlerInvoker;
 import dev.quarry.server.internal.ServerContext;
 import dev.quarry.server.internal.h2.Http2ContentBudget;
@@ -70,7 +71,8 @@ class Http1ConnectionWakeUpTest {
                 TryExecutor.noReserved(task -> Thread.ofPlatform().start(task)),
                 Http2Config.DEFAULT,
                 ErrorPages.NONE,
-                new Http2ContentBudget(1 << 20));
+                new Http2ContentBudget(1 << 20),
+                new ExchangePool(4));
         Http1Connection connection = new Http1Connection(context, null, endPoint);
         endPoint.setConnection(connection);
         endPoint.arrive(FIRST);
