@@ -218,14 +218,14 @@ qb_start_server() {
         return 1
     fi
     case $name in
-        quarry | quarry-baseline | quarry-blocking)
+        quarry | quarry-baseline | quarry-blocking | quarry-baseline-blocking)
             # quarry-baseline: the ./quarry of another checkout (QUARRY_BASELINE=/path/to/it/quarry), to compare a change
             # with the code before it in the same run. quarry-blocking: the same app as a blocking Handler
-            # (--blocking: send(String) on a virtual thread).
+            # (--blocking: send(String) on a virtual thread); quarry-baseline-blocking: the other checkout's.
             # QUARRY_PLAINTEXT_ARGS: extra options for quarry alone (e.g. --access-log FILE to measure its cost).
             local launcher=$QB_QUARRY extra=${QUARRY_PLAINTEXT_ARGS:-}
-            [ "$name" = quarry-baseline ] && launcher=${QUARRY_BASELINE:-} && extra=
-            [ "$name" = quarry-blocking ] && extra="--blocking $extra"
+            [[ $name == quarry-baseline* ]] && launcher=${QUARRY_BASELINE:-} && extra=
+            [[ $name == *-blocking ]] && extra="--blocking $extra"
             if [ -z "$launcher" ] || [ ! -x "$launcher" ]; then
                 QB_SKIP_REASON="${launcher:-QUARRY_BASELINE} not present"
                 return 1

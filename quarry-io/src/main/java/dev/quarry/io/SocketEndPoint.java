@@ -400,6 +400,16 @@ public final class SocketEndPoint implements EndPoint {
         }
     }
 
+    /** Drops ops from the desired interest only: the key keeps them until something else syncs it (see onSelected). */
+    private void dropDesiredInterest(int ops) {
+        while (true) {
+            int current = interest;
+            if (INTEREST.compareAndSet(this, current, current & ~ops)) {
+                return;
+            }
+        }
+    }
+
     private void removeInterest(int ops) {
         while (true) {
             int current = interest;
@@ -445,6 +455,14 @@ public final class SocketEndPoint implements EndPoint {
     /**
      * On the producing thread: the key is ready; drops the ready ops from the interest (so the key is not selected
      * again while its task is pending) and returns the task to run.
+     *
+     * <p>A read whose task is non-blocking is the exception: the producing thread runs that task before it selects
+     * again (produce-consume), so the key cannot be selected again while it is pending, and {@code OP_READ} stays on
+     * the key, dropped only from the desired ops. A connection that asks to read again before new bytes arrive, as a
+     * request/response connection does once its response is written (often from a handler's virtual thread), then
+     * finds the key still reading: no update, no selector wake-up and no {@code epoll_ctl}, where an eager drop costs
+     * two {@code epoll_ctl} and a wake-up per request. If bytes arrive while nobody wants them, the key is reported
+     * with no fill interest, and only then synced (below).
      */
     Runnable onSelected(int readyOps) {
         boolean read = (readyOps & SelectionKey.OP_READ) != 0 && fillCallback != null;
@@ -457,6 +475,10 @@ public final class SocketEndPoint implements EndPoint {
                 selector.submit(syncKey);
             }
             return null;
+        }
+        if (read && !write && fillInvocationType() == InvocationType.NON_BLOCKING) {
+            dropDesiredInterest(SelectionKey.OP_READ);
+            return readTask;
         }
         removeInterest((read ? SelectionKey.OP_READ : 0) | (write ? SelectionKey.OP_WRITE : 0));
         if (read && write) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.quarry.core.Callback;
+import dev.quarry.core.InvocationType;
 import dev.quarry.core.test.BlockingDetector.BlockingAllowed;
 import dev.quarry.core.thread.ThreadPool;
 import java.io.IOException;
@@ -19,6 +20,7 @@ import java.nio.channels.spi.AbstractSelectionKey;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -45,6 +47,7 @@ class SocketEndPointInterestTest {
         private final SelectableChannel channel;
         private volatile int ops;
         private volatile Runnable hook;
+        private final AtomicInteger updates = new AtomicInteger();
 
         HookedKey(SelectableChannel channel) {
             this.channel = channel;
@@ -67,6 +70,7 @@ class SocketEndPointInterestTest {
 
         @Override
         public SelectionKey interestOps(int ops) {
+            updates.incrementAndGet();
             this.ops = ops;
             Runnable current = hook;
             hook = null;
@@ -109,7 +113,10 @@ class SocketEndPointInterestTest {
     void aChangeOfInterestWhileTheKeyIsUpdatedIsNotLost() throws Exception {
         HookedKey key = new HookedKey(accepted);
         SocketEndPoint endPoint = new SocketEndPoint(accepted, selector, key, IdleTimeouts.none(), ep -> {});
-        endPoint.fillInterested(Callback.NOOP);
+        // A read that may block: its task may run on another thread while the selector selects again, so the key
+        // drops OP_READ at once (a non-blocking read keeps it: see the tests below).
+        Callback mayBlock = Callback.from(InvocationType.BLOCKING, () -> {}, x -> {});
+        endPoint.fillInterested(mayBlock);
         awaitState(endPoint, "desired=1,registered=1");
         assertEquals(SelectionKey.OP_READ, key.interestOps());
 
@@ -121,7 +128,7 @@ class SocketEndPointInterestTest {
         CountDownLatch hookRan = new CountDownLatch(1);
         key.hook = () -> {
             readTask.join().run();
-            endPoint.fillInterested(Callback.NOOP);
+            endPoint.fillInterested(mayBlock);
             hookRan.countDown();
         };
         Runnable read = endPoint.onSelected(SelectionKey.OP_READ);
@@ -141,6 +148,63 @@ class SocketEndPointInterestTest {
         assertEquals(
                 SelectionKey.OP_READ, key.interestOps(), "the key asks for what the connection wants: " + endPoint);
         assertTrue(endPoint.isFillInterested());
+    }
+
+    @Test
+    void aNonBlockingReadThatAsksToReadAgainLeavesTheKeyAlone() throws Exception {
+        HookedKey key = new HookedKey(accepted);
+        SocketEndPoint endPoint = new SocketEndPoint(accepted, selector, key, IdleTimeouts.none(), ep -> {});
+        Callback nonBlocking = Callback.from(InvocationType.NON_BLOCKING, () -> {}, x -> {});
+        endPoint.fillInterested(nonBlocking);
+        awaitState(endPoint, "desired=1,registered=1");
+        int updatesBefore = key.updates.get();
+
+        // Selected: the read task runs in place before the next select, so OP_READ stays on the key; the connection
+        // then asks to read again (as it does once a handler's virtual thread wrote the response).
+        Runnable read = endPoint.onSelected(SelectionKey.OP_READ);
+        assertNotNull(read);
+        assertTrue(String.valueOf(endPoint).contains("desired=0,registered=1"), String.valueOf(endPoint));
+        read.run();
+        endPoint.fillInterested(nonBlocking);
+        awaitSelectorUpdates();
+
+        assertEquals(updatesBefore, key.updates.get(), "the key was updated (an epoll_ctl): " + endPoint);
+        assertEquals(SelectionKey.OP_READ, key.interestOps());
+        assertTrue(String.valueOf(endPoint).contains("desired=1,registered=1"), String.valueOf(endPoint));
+    }
+
+    @Test
+    void aKeyReadyWhileNobodyWantsToReadDropsRead() throws Exception {
+        HookedKey key = new HookedKey(accepted);
+        SocketEndPoint endPoint = new SocketEndPoint(accepted, selector, key, IdleTimeouts.none(), ep -> {});
+        endPoint.fillInterested(Callback.from(InvocationType.NON_BLOCKING, () -> {}, x -> {}));
+        awaitState(endPoint, "desired=1,registered=1");
+        endPoint.onSelected(SelectionKey.OP_READ).run();
+
+        // Bytes arrive while the request is handled elsewhere: the level-triggered key is reported with no fill
+        // interest, and must stop asking for OP_READ, or the selector would report it again and again.
+        assertEquals(null, endPoint.onSelected(SelectionKey.OP_READ));
+        awaitSelectorUpdates();
+
+        assertEquals(0, key.interestOps());
+        assertTrue(String.valueOf(endPoint).contains("desired=0,registered=0"), String.valueOf(endPoint));
+    }
+
+    /**
+     * Waits until the selector ran the updates queued so far. A batch of updates runs last queued first, so one marker
+     * may run before them: the second marker, queued once the first ran, runs in a later batch.
+     */
+    private void awaitSelectorUpdates() throws InterruptedException {
+        for (int i = 0; i < 2; i++) {
+            CountDownLatch updated = new CountDownLatch(1);
+            selector.submit(new SelectorUpdate() {
+                @Override
+                protected void update() {
+                    updated.countDown();
+                }
+            });
+            assertTrue(updated.await(10, TimeUnit.SECONDS));
+        }
     }
 
     private static void awaitState(SocketEndPoint endPoint, String state) throws InterruptedException {

@@ -1,5 +1,7 @@
 package dev.quarry.core.internal;
 
+import java.util.concurrent.atomic.AtomicInteger;
+
 /**
  * The per-thread "must not block" mark behind {@link dev.quarry.core.Invocable#invokeNonBlocking(Runnable)}: set while
  * a thread produces (selects) or runs a task declared non-blocking, and read by whoever must decide whether the current
@@ -7,18 +9,28 @@ package dev.quarry.core.internal;
  *
  * <p>Quarry's own threads ({@link MarkableThread}) keep the mark in a field: setting, clearing and reading it is a type
  * check and a plain field access. Other threads (virtual threads, a user's threads) keep it in a thread-local one-element
- * array, so that setting and clearing never touch the thread-local map again.
+ * array, so that setting and clearing never touch the thread-local map again. Reading it on such a thread would create
+ * the thread's thread-local map (about 160 bytes, per request for a handler's virtual thread), so a count of those
+ * threads holding the mark now lets a read answer false without looking while there are none, which is the usual case.
  *
  * <p>Thread-safety: every method acts on the current thread only.
  */
 public final class NonBlockingFlag {
     private static final ThreadLocal<boolean[]> FLAG = ThreadLocal.withInitial(() -> new boolean[1]);
+    /**
+     * Threads other than {@link MarkableThread}s that hold the mark now. A thread sets its own mark after counting it and
+     * clears it before uncounting it, so a thread that holds the mark always sees a count above zero.
+     */
+    private static final AtomicInteger FOREIGN_MARKS = new AtomicInteger();
 
     private NonBlockingFlag() {}
 
     /** @return whether the current thread must not block now */
     public static boolean isSet() {
-        return Thread.currentThread() instanceof MarkableThread thread ? thread.nonBlocking : FLAG.get()[0];
+        if (Thread.currentThread() instanceof MarkableThread thread) {
+            return thread.nonBlocking;
+        }
+        return FOREIGN_MARKS.get() != 0 && FLAG.get()[0];
     }
 
     /**
@@ -36,6 +48,7 @@ public final class NonBlockingFlag {
         if (flag[0]) {
             return true;
         }
+        FOREIGN_MARKS.incrementAndGet();
         flag[0] = true;
         return false;
     }
@@ -46,7 +59,14 @@ public final class NonBlockingFlag {
             thread.nonBlocking = false;
             return;
         }
-        FLAG.get()[0] = false;
+        if (FOREIGN_MARKS.get() == 0) {
+            return; // no thread of this kind holds the mark, this one neither: nothing to clear, no map to create
+        }
+        boolean[] flag = FLAG.get();
+        if (flag[0]) {
+            flag[0] = false;
+            FOREIGN_MARKS.decrementAndGet();
+        }
     }
 
     /**

@@ -54,7 +54,7 @@ public final class BoundedVirtualThreadExecutor implements Executor, Dumpable {
     private volatile boolean stopped;
 
     /**
-     * @param name the prefix of the virtual threads' names, which are {@code name-N}
+     * @param name the name of every virtual thread it starts (a thread dump tells them apart by their ids)
      * @param maxConcurrent the most tasks running at once, at least 1
      * @param maxQueued the most tasks waiting to run, 0 or more
      */
@@ -69,8 +69,9 @@ public final class BoundedVirtualThreadExecutor implements Executor, Dumpable {
         this.name = name;
         this.maxConcurrent = maxConcurrent;
         this.maxQueued = maxQueued;
-        // The factory of a builder is safe for concurrent use and numbers the threads itself.
-        this.factory = Thread.ofVirtual().name(name + "-", 1).factory();
+        // The factory of a builder is safe for concurrent use. One name for all: numbering them would build a string
+        // per task (about 150 bytes and a counter update per request), and thread dumps show each thread's id anyway.
+        this.factory = Thread.ofVirtual().name(name).factory();
     }
 
     /**

@@ -1,6 +1,8 @@
 package dev.quarry.bench.peers;
 
 import java.nio.ByteBuffer;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.LongAdder;
 import org.eclipse.jetty.alpn.server.ALPNServerConnectionFactory;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.PreEncodedHttpField;
@@ -16,13 +18,20 @@ import org.eclipse.jetty.server.SecureRequestCustomizer;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.SslConnectionFactory;
+import org.eclipse.jetty.util.Blocker;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
  * Jetty 12 core with its default thread pool and connector sizing, HTTP/1.1 and h2c on one connector, and a
  * non-blocking handler that writes a pre-encoded body with pre-encoded header fields. With TLS options the connector
  * speaks TLS (the JDK's provider) and offers h2 and http/1.1 by ALPN, as Jetty's documentation sets it up.
+ *
+ * <p>The {@linkplain #startVirtualThreads virtual-thread variant} ({@code jetty-vt}) is Jetty as a blocking application
+ * runs on it: a {@link QueuedThreadPool} whose virtual-threads executor is
+ * {@link Executors#newVirtualThreadPerTaskExecutor()}, and a handler that is not {@code NonBlocking}, so that Jetty's
+ * execution strategy hands each request to a new virtual thread, where the handler writes with a blocking write.
  *
  * <p>Thread-safe: Jetty's {@link Server} does its own locking; {@link #close()} may be called from any thread.
  */
@@ -30,15 +39,35 @@ final class JettyPeer implements PeerServer {
     private final Server server;
     private final ServerConnector connector;
     private final boolean secure;
+    private final BlockingPlaintextHandler blockingHandler;
 
-    private JettyPeer(Server server, ServerConnector connector, boolean secure) {
+    private JettyPeer(
+            Server server, ServerConnector connector, boolean secure, BlockingPlaintextHandler blockingHandler) {
         this.server = server;
         this.connector = connector;
         this.secure = secure;
+        this.blockingHandler = blockingHandler;
     }
 
     static JettyPeer start(PeerOptions options, String serverName) throws Exception {
-        Server server = new Server();
+        return start(options, new Server(), new PlaintextHandler(serverName), null);
+    }
+
+    /**
+     * Jetty with virtual threads for blocking work: the default {@link QueuedThreadPool} (selectors and non-blocking
+     * tasks stay on its platform threads) given a virtual-thread-per-task executor, and the blocking
+     * {@link BlockingPlaintextHandler}.
+     */
+    static JettyPeer startVirtualThreads(PeerOptions options, String serverName) throws Exception {
+        QueuedThreadPool threads = new QueuedThreadPool();
+        threads.setVirtualThreadsExecutor(Executors.newVirtualThreadPerTaskExecutor());
+        BlockingPlaintextHandler handler = new BlockingPlaintextHandler(serverName);
+        return start(options, new Server(threads), handler, handler);
+    }
+
+    private static JettyPeer start(
+            PeerOptions options, Server server, Handler handler, BlockingPlaintextHandler blockingHandler)
+            throws Exception {
         HttpConfiguration config = new HttpConfiguration();
         // The Server header is the handler's pre-encoded field; Jetty's own would add its version.
         config.setSendServerVersion(false);
@@ -49,10 +78,10 @@ final class JettyPeer implements PeerServer {
         connector.setPort(options.port());
         connector.setIdleTimeout(options.idleTimeout().toMillis());
         server.addConnector(connector);
-        server.setHandler(new PlaintextHandler(serverName));
+        server.setHandler(handler);
         server.setStopTimeout(1000);
         server.start();
-        return new JettyPeer(server, connector, options.secure());
+        return new JettyPeer(server, connector, options.secure(), blockingHandler);
     }
 
     private static ServerConnector cleartextConnector(Server server, HttpConfiguration config) {
@@ -88,6 +117,16 @@ final class JettyPeer implements PeerServer {
     @Override
     public String protocols() {
         return secure ? "TLS (jdk): h2, http/1.1 by ALPN" : "http/1.1, h2c (prior knowledge, upgrade)";
+    }
+
+    /** @return the requests the blocking handler ran on a platform thread (0 unless Jetty did not dispatch them) */
+    long platformThreadRequests() {
+        return blockingHandler == null ? 0 : blockingHandler.platformThreadRequests.sum();
+    }
+
+    /** @return the requests the blocking handler answered, or 0 without it */
+    long blockingRequests() {
+        return blockingHandler == null ? 0 : blockingHandler.requests.sum();
     }
 
     @Override
@@ -132,6 +171,43 @@ final class JettyPeer implements PeerServer {
             }
             response.getHeaders().add(CONTENT_TYPE).add(server).add(CONTENT_LENGTH);
             response.write(true, body.slice(), callback);
+            return true;
+        }
+    }
+
+    /**
+     * The same answer as {@link PlaintextHandler}, written the way a blocking application writes it: the handler is
+     * not {@code NonBlocking} (its invocation type is {@code BLOCKING}), so Jetty runs it on a virtual thread when its
+     * thread pool has a virtual-threads executor, and it waits for its write with a {@link Blocker} before completing
+     * the request's callback. Counts the requests that ran on a platform thread, so that a test can check that the
+     * benchmark measures what it says. Thread-safe.
+     */
+    static final class BlockingPlaintextHandler extends Handler.Abstract {
+        private final PreEncodedHttpField server;
+        private final ByteBuffer body = Plaintext.bodyBuffer();
+        final LongAdder requests = new LongAdder();
+        final LongAdder platformThreadRequests = new LongAdder();
+
+        BlockingPlaintextHandler(String serverName) {
+            super(InvocationType.BLOCKING);
+            this.server = new PreEncodedHttpField(HttpHeader.SERVER, serverName);
+        }
+
+        @Override
+        public boolean handle(Request request, Response response, Callback callback) throws Exception {
+            if (!Plaintext.PATH.equals(request.getHttpURI().getPath())) {
+                return false;
+            }
+            requests.increment();
+            if (!Thread.currentThread().isVirtual()) {
+                platformThreadRequests.increment();
+            }
+            response.getHeaders().add(PlaintextHandler.CONTENT_TYPE).add(server).add(PlaintextHandler.CONTENT_LENGTH);
+            try (Blocker.Callback written = Blocker.callback()) {
+                response.write(true, body.slice(), written);
+                written.block();
+            }
+            callback.succeeded();
             return true;
         }
     }

@@ -24,6 +24,17 @@ public enum Peer {
         }
     },
     /**
+     * Jetty 12 core with virtual threads: a blocking handler (not {@code NonBlocking}) that Jetty runs on a new virtual
+     * thread per request, writing with a blocking write; cleartext only.
+     */
+    JETTY_VT("jetty-vt", "Jetty") {
+        @Override
+        public PeerServer start(PeerOptions options) throws Exception {
+            requireCleartext(options);
+            return JettyPeer.startVirtualThreads(options, serverHeader());
+        }
+    },
+    /**
      * Netty 4.2 on the JDK's NIO transport (the one the goals compare with, like Quarry's and Jetty's); with TLS
      * options h2 and HTTP/1.1 by ALPN over the JDK's TLS or, with {@code --tls-provider openssl}, BoringSSL.
      */

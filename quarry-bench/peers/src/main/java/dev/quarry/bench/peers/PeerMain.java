@@ -4,7 +4,8 @@ import java.util.Arrays;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * Starts one peer server: {@code java -jar quarry-peers.jar <jetty|netty|netty-epoll|vertx|undertow|helidon> [--port N]
+ * Starts one peer server: {@code java -jar quarry-peers.jar <jetty|jetty-vt|netty|netty-epoll|vertx|undertow|helidon>
+ * [--port N]
  * [--host H] [--idle-timeout SECONDS] [--tls-keystore FILE.p12 [--tls-password PW] [--tls-provider jdk|openssl]]}
  * (TLS: jetty and netty only; openssl: netty only). {@code load-<quarry|jetty|jdk> URL ...} runs a load generator
  * instead (see {@link LoadMain}).
@@ -36,9 +37,10 @@ public final class PeerMain {
             options = PeerOptions.parse(Arrays.copyOfRange(args, 1, args.length));
         } catch (IllegalArgumentException e) {
             System.err.println("error: " + e.getMessage());
-            System.err.println("usage: java -jar quarry-peers.jar <jetty|netty|netty-epoll|vertx|undertow|helidon>"
-                    + " [--port N] [--host H] [--idle-timeout SECONDS]"
-                    + " [--tls-keystore FILE.p12 [--tls-password PW] [--tls-provider jdk|openssl]]");
+            System.err.println(
+                    "usage: java -jar quarry-peers.jar <jetty|jetty-vt|netty|netty-epoll|vertx|undertow|helidon>"
+                            + " [--port N] [--host H] [--idle-timeout SECONDS]"
+                            + " [--tls-keystore FILE.p12 [--tls-password PW] [--tls-provider jdk|openssl]]");
             System.exit(2);
             return;
         }

@@ -138,6 +138,20 @@ class PeersTest {
     }
 
     @Test
+    void jettyVirtualThreadPeerRunsItsBlockingHandlerOnVirtualThreads() throws Exception {
+        JettyPeer jetty = (JettyPeer) servers.get(Peer.JETTY_VT);
+        long before = jetty.blockingRequests();
+        try (Http1Exchange exchange = new Http1Exchange(port(Peer.JETTY_VT))) {
+            exchange.send(Http1Exchange.get(Plaintext.PATH), Http1Exchange.get(Plaintext.PATH));
+            exchange.read(2);
+        }
+        H2cPriorKnowledgeProbe.get(port(Peer.JETTY_VT), Plaintext.PATH);
+
+        assertEquals(before + 3, jetty.blockingRequests(), "two HTTP/1.1 requests and one h2c request");
+        assertEquals(0, jetty.platformThreadRequests(), "requests handled on a platform thread");
+    }
+
+    @Test
     void idleClientOpensConnectionsThatStayOpen() throws Exception {
         ByteArrayOutputStream output = new ByteArrayOutputStream();
         IdleClient client = new IdleClient(
