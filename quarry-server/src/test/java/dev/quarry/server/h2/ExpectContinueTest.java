@@ -8,7 +8,9 @@ import dev.quarry.http.h2test.FrameEvent;
 import dev.quarry.http.h2test.Http2TestClient;
 import dev.quarry.server.AsyncHandler;
 import dev.quarry.server.h2.TestHandlers.Shape;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -43,6 +45,35 @@ class ExpectContinueTest extends Http2ServerTestSupport {
         Http2TestClient.Response response = client.awaitResponse(stream, TIMEOUT);
         assertEquals(200, response.status(), response::toString);
         assertEquals("the body", response.bodyAsString());
+    }
+
+    @Test
+    void aHandlerThatCommitsBeforeReadingSendsNoOneHundredAfterItsHead() throws Exception {
+        start(builder -> builder.route("POST /late-read", TestHandlers.blocking((req, res) -> {
+            try (OutputStream out = res.outputStream()) {
+                out.write("head first;".getBytes(StandardCharsets.UTF_8));
+                out.flush(); // commits the response: a 100 after this would be a second head
+                out.write(req.inputStream().readAllBytes());
+            }
+        })));
+        Http2TestClient client = connect();
+        int stream = client.nextStreamId();
+        client.sendHeaders(stream, "POST", "http", client.authority(), "/late-read", expectContinue(), false);
+        client.await(
+                FrameEvent.Headers.class,
+                h -> h.streamId() == stream && "200".equals(h.block().status()),
+                TIMEOUT);
+        client.sendData(stream, "then the body".getBytes(StandardCharsets.UTF_8), true);
+        client.await(FrameEvent.Data.class, d -> d.streamId() == stream && d.endStream(), TIMEOUT);
+
+        String body = client.events().stream()
+                .filter(e -> e instanceof FrameEvent.Data d && d.streamId() == stream)
+                .map(e -> new String(((FrameEvent.Data) e).data(), StandardCharsets.UTF_8))
+                .reduce("", String::concat);
+        assertEquals("head first;then the body", body);
+        assertFalse(
+                client.events().stream().anyMatch(e -> e instanceof FrameEvent.Headers h && isContinue(h, stream)),
+                () -> "no 100 Continue after the response head: " + client.events());
     }
 
     @ParameterizedTest

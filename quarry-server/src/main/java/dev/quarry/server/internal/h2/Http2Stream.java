@@ -356,6 +356,15 @@ final class Http2Stream implements HttpStream {
                 trailerFields = supplied;
             }
         }
+        if (head != null && continuePending) {
+            // The response commits before any read: a 100 after it would be a second head (and malformed).
+            session.lock().lock();
+            try {
+                continuePending = false;
+            } finally {
+                session.lock().unlock();
+            }
+        }
         lastProgressNanos = System.nanoTime();
         session.send(new Http2Flusher.ResponseEntry(
                 this,
