@@ -258,6 +258,12 @@ public final class Exchange {
             try {
                 callback.run();
             } catch (Throwable x) {
+                if (done) {
+                    // The callback completed the exchange before it threw: the exchange may already serve another
+                    // request (it is recycled), so there is nothing left of this one to abort or describe.
+                    LOG.log(Level.WARNING, "demand callback failed after completing its exchange", x);
+                    return;
+                }
                 LOG.log(Level.WARNING, "demand callback failed: " + describe(), x);
                 abort(x);
             }

@@ -99,6 +99,9 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
     volatile boolean closed;
     // The exchange in progress.
     private volatile Exchange exchange;
+    // An exchange completed asynchronously and awaits finishing by the thread that processes next (which resets the
+    // parser, the request and the recycled exchange: only the processing thread may touch them).
+    private volatile boolean finishPending;
     // The recycled exchange this connection holds from the start of a request (the parser fills its request fields)
     // until it waits for the network between requests, when it goes back to the server's pool: requests that follow
     // back to back reuse it, and an idle connection holds none. Confined to the processing thread.
@@ -231,6 +234,12 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
     private void processRound() {
         processingThread = Thread.currentThread();
         try {
+            if (finishPending) {
+                finishPending = false;
+                if (!finishExchange()) {
+                    return;
+                }
+            }
             while (!closed && exchange == null) {
                 if (discarding) {
                     if (!discardUnreadContent()) {
@@ -453,9 +462,11 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
             LOG.log(Level.WARNING, "exchange completed in state " + exchangeState + " on " + this);
             return;
         }
-        if (finishExchange()) {
-            resume();
-        }
+        // Finished by whoever processes next, this thread or one still inside (a wake-up, or the thread that started
+        // the exchange on its way out): finishing here would reset the parser and recycle the exchange under a thread
+        // that a wake-up let in meanwhile.
+        finishPending = true;
+        resume();
     }
 
     @Override
