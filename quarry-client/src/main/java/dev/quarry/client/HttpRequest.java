@@ -223,8 +223,9 @@ public final class HttpRequest {
         }
 
         /**
-         * @param timeout the most time the whole exchange may take, from send to the end of the response head
-         *     (queueing and connecting included); the body is then bounded by the idle timeout
+         * @param timeout the most time the whole exchange may take, from send to the end of the response content
+         *     (queueing, connecting and both bodies included); past it the exchange fails with a
+         *     {@link java.net.SocketTimeoutException}, or its content does if the response was already delivered
          * @return this builder
          */
         public Builder timeout(Duration timeout) {
