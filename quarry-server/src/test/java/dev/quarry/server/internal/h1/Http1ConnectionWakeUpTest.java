@@ -3,13 +3,10 @@ package dev.quarry.server.internal.h1;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.quarry.core.Callback;
 import dev.quarry.core.buffer.ByteBufferPool;
 import dev.quarry.core.test.LeakTrackingPoolExtension;
 import dev.quarry.core.thread.TryExecutor;
 import dev.quarry.core.timer.HashedWheelTimer;
-import dev.quarry.io.Connection;
-import dev.quarry.io.EndPoint;
 import dev.quarry.server.AsyncHandler;
 import dev.quarry.server.Http2Config;
 import dev.quarry.server.HttpConfig;
@@ -20,13 +17,11 @@ import dev.quarry.server.internal.ExchangePool;
 import dev.quarry.server.internal.HandlerInvoker;
 import dev.quarry.server.internal.ServerContext;
 import dev.quarry.server.internal.h2.Http2ContentBudget;
-import java.io.ByteArrayOutputStream;
+import dev.quarry.server.test.WakesAtOnceEndPoint;
 import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -48,7 +43,8 @@ class Http1ConnectionWakeUpTest {
 
     @Test
     void aWakeUpBeforeTheProcessingThreadLeftIsServedByThatThreadNotAlongsideIt(ByteBufferPool pool) {
-        WakesAtOnceEndPoint endPoint = new WakesAtOnceEndPoint();
+        WakesAtOnceEndPoint endPoint = new WakesAtOnceEndPoint(
+                new InetSocketAddress("127.0.0.1", 8443), new InetSocketAddress("127.0.0.1", 40000));
         List<String> handled = new CopyOnWriteArrayList<>();
         AsyncHandler handler = AsyncHandler.nonBlocking((request, response, callback) -> {
             Thread registering = endPoint.registering;
@@ -75,15 +71,15 @@ class Http1ConnectionWakeUpTest {
                 new ExchangePool(4));
         Http1Connection connection = new Http1Connection(context, null, endPoint);
         endPoint.setConnection(connection);
-        endPoint.arrive(FIRST);
+        endPoint.arrive(ascii(FIRST));
         // The next request arrives as the connection asks for more, and the reader is woken on another thread before
         // that request returns.
-        endPoint.onFirstInterest(SECOND);
+        endPoint.onFirstInterest(ascii(SECOND));
 
         connection.onFillable(); // as the selector would: the first request is readable
 
         assertEquals(List.of("/first", "/second"), handled);
-        String written = endPoint.written();
+        String written = new String(endPoint.written(), StandardCharsets.US_ASCII);
         assertTrue(
                 written.indexOf("/first") >= 0 && written.indexOf("/first") < written.indexOf("/second"),
                 () -> "both responses, in order: " + written);
@@ -92,180 +88,7 @@ class Http1ConnectionWakeUpTest {
         endPoint.pendingInterest.failed(new ClosedChannelException()); // the client leaves: buffers go back
     }
 
-    /**
-     * An endpoint that, like a TLS endpoint holding bytes for its reader, answers the first fill interest by waking
-     * the reader on another thread right away, and returns only once that wake-up ran (the worst case of the race,
-     * made certain). Later interests wait, as a socket with nothing to read does. Writes complete at once.
-     */
-    private static final class WakesAtOnceEndPoint implements EndPoint {
-        private final ArrayDeque<ByteBuffer> inbound = new ArrayDeque<>();
-        private final ByteArrayOutputStream outbound = new ByteArrayOutputStream();
-        private volatile String firstInterest;
-        private volatile Connection connection;
-        private volatile boolean open = true;
-        volatile Callback pendingInterest;
-        // The thread inside fillInterested while the wake-up it caused runs on another thread.
-        volatile Thread registering;
-        volatile int interests;
-
-        void arrive(String bytes) {
-            synchronized (inbound) {
-                inbound.add(ByteBuffer.wrap(bytes.getBytes(StandardCharsets.US_ASCII)));
-            }
-        }
-
-        void onFirstInterest(String bytes) {
-            firstInterest = bytes;
-        }
-
-        String written() {
-            synchronized (outbound) {
-                return outbound.toString(StandardCharsets.US_ASCII);
-            }
-        }
-
-        @Override
-        public int fill(ByteBuffer buffer) {
-            synchronized (inbound) {
-                int total = 0;
-                ByteBuffer next;
-                while ((next = inbound.peek()) != null && buffer.hasRemaining()) {
-                    int n = Math.min(next.remaining(), buffer.remaining());
-                    buffer.put(next.slice(next.position(), n));
-                    next.position(next.position() + n);
-                    total += n;
-                    if (!next.hasRemaining()) {
-                        inbound.poll();
-                    }
-                }
-                return total;
-            }
-        }
-
-        @Override
-        public void fillInterested(Callback callback) {
-            interests++;
-            String bytes = firstInterest;
-            if (bytes == null) {
-                pendingInterest = callback;
-                return;
-            }
-            firstInterest = null;
-            arrive(bytes);
-            registering = Thread.currentThread();
-            Thread waker = Thread.ofPlatform().name("tls-wake-up").start(callback::succeeded);
-            try {
-                waker.join();
-            } catch (InterruptedException x) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(x);
-            } finally {
-                registering = null;
-            }
-        }
-
-        @Override
-        public boolean isFillInterested() {
-            return pendingInterest != null;
-        }
-
-        @Override
-        public boolean flush(ByteBuffer... buffers) {
-            synchronized (outbound) {
-                for (ByteBuffer buffer : buffers) {
-                    while (buffer.hasRemaining()) {
-                        outbound.write(buffer.get());
-                    }
-                }
-            }
-            return true;
-        }
-
-        @Override
-        public void write(Callback callback, ByteBuffer... buffers) {
-            flush(buffers);
-            callback.succeeded();
-        }
-
-        @Override
-        public SocketAddress localAddress() {
-            return new InetSocketAddress("127.0.0.1", 8443);
-        }
-
-        @Override
-        public SocketAddress remoteAddress() {
-            return new InetSocketAddress("127.0.0.1", 40000);
-        }
-
-        @Override
-        public boolean isOpen() {
-            return open;
-        }
-
-        @Override
-        public boolean isSecure() {
-            return true;
-        }
-
-        @Override
-        public void shutdownOutput() {}
-
-        @Override
-        public boolean isOutputShutdown() {
-            return !open;
-        }
-
-        @Override
-        public boolean isInputShutdown() {
-            return !open;
-        }
-
-        @Override
-        public void close() {
-            open = false;
-        }
-
-        @Override
-        public void close(Throwable cause) {
-            open = false;
-        }
-
-        @Override
-        public void abort() {
-            open = false;
-        }
-
-        @Override
-        public Connection connection() {
-            return connection;
-        }
-
-        @Override
-        public void setConnection(Connection connection) {
-            this.connection = connection;
-        }
-
-        @Override
-        public long idleTimeout() {
-            return 0;
-        }
-
-        @Override
-        public void setIdleTimeout(long millis) {}
-
-        @Override
-        public long bytesIn() {
-            return 0;
-        }
-
-        @Override
-        public long bytesOut() {
-            return 0;
-        }
-
-        @Override
-        public long createdNanos() {
-            return 0;
-        }
+    private static ByteBuffer ascii(String text) {
+        return ByteBuffer.wrap(text.getBytes(StandardCharsets.US_ASCII));
     }
 }
