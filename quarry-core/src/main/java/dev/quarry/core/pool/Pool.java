@@ -9,7 +9,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
 /**
@@ -20,8 +19,9 @@ import java.util.function.Function;
  * array from a start index chosen by the {@link PoolStrategy} and tries to take each entry with one CAS on the entry's
  * state word ({@link EntryState}: lifecycle, usage count and multiplex count in one {@code long}); a release is one CAS
  * on the same word. Nothing is dequeued or enqueued, so threads contend only when they want the same entry. Adding and
- * removing entries is rare (an object is created or closed): it replaces the array (copy-on-write) under a lock, and
- * readers see either the old or the new array. The design is that of the Jetty blog's "Object Pooling, Benchmarks,
+ * removing entries is rare (an object is created or closed): it replaces the array (copy-on-write) with a CAS on the
+ * array reference, retried if another change won, and readers see either the old or the new array. No lock anywhere:
+ * a client's selector thread reserves and removes entries, and a selector must never wait for another thread. The design is that of the Jetty blog's "Object Pooling, Benchmarks,
  * and Another Way" (the pooling article below).
  *
  * <p><b>Creating entries asynchronously.</b> {@link #reserve()} adds a reserved entry (counted against
@@ -42,7 +42,7 @@ import java.util.function.Function;
  * <p><b>Thread-safety and cost.</b> Thread-safe. {@link #acquire()} and {@link Entry#release()} are lock-free and
  * allocate nothing (the optional thread-local cache allocates one small slot per thread, once): an acquire costs one
  * volatile read of the array plus, per visited entry, one read and at most one successful CAS. {@link #reserve()},
- * {@link Entry#remove()} and {@link #close()} take the pool's lock and copy the array: O(size). The status counters
+ * {@link Entry#remove()} and {@link #close()} copy the array with a CAS, lock-free: O(size). The status counters
  * {@link #idleCount()} and {@link #inUseCount()} scan the array: O(size), meant for status pages.
  *
  * @param <T> the type of the pooled objects
@@ -50,10 +50,13 @@ import java.util.function.Function;
 public final class Pool<T> implements Dumpable {
     private static final System.Logger LOG = System.getLogger(Pool.class.getName());
     private static final VarHandle PENDING;
+    private static final VarHandle ENTRIES;
 
     static {
         try {
-            PENDING = MethodHandles.lookup().findVarHandle(Pool.class, "pending", int.class);
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            PENDING = lookup.findVarHandle(Pool.class, "pending", int.class);
+            ENTRIES = lookup.findVarHandle(Pool.class, "entries", Entry[].class);
         } catch (ReflectiveOperationException x) {
             throw new ExceptionInInitializerError(x);
         }
@@ -70,14 +73,16 @@ public final class Pool<T> implements Dumpable {
     /** Null when the cache is off. */
     private final ThreadCache cache;
 
-    private final ReentrantLock lock = new ReentrantLock();
-    /** Replaced (never modified) under {@link #lock}; each entry's {@link Entry#index} is its position in it. */
+    /** Replaced (never modified) by a CAS through {@link #ENTRIES}. */
     private volatile Entry<T>[] entries;
 
     private volatile int maxMultiplex;
-    /** Reserved entries not enabled yet; incremented under the lock, decremented lock-free by enable and close. */
+    /**
+     * Reserved entries not enabled yet: incremented by reserve before its CAS (undone if the CAS is not made, so the
+     * count may briefly be one high, never low), decremented by enable, remove and close.
+     */
     private volatile int pending;
-    /** Written under {@link #lock}. */
+    /** Set once by {@link #close()}, before it takes the array. */
     private volatile boolean closed;
 
     Pool(PoolBuilder<T> builder) {
@@ -112,20 +117,21 @@ public final class Pool<T> implements Dumpable {
      * @return the reserved entry, or null if the pool is full (reserved entries included) or closed
      */
     public Entry<T> reserve() {
-        lock.lock();
-        try {
+        Entry<T> entry = new Entry<>(this);
+        PENDING.getAndAdd(this, 1);
+        while (true) {
+            // The array is read before the flag: a close that set the flag after this read also replaced the array,
+            // so the CAS below fails and the retry sees the flag.
             Entry<T>[] current = entries;
             if (closed || current.length >= maxEntries) {
+                PENDING.getAndAdd(this, -1);
                 return null;
             }
-            Entry<T> entry = new Entry<>(this, current.length);
             Entry<T>[] next = Arrays.copyOf(current, current.length + 1);
             next[current.length] = entry;
-            PENDING.getAndAdd(this, 1);
-            entries = next;
-            return entry;
-        } finally {
-            lock.unlock();
+            if (ENTRIES.compareAndSet(this, current, next)) {
+                return entry;
+            }
         }
     }
 
@@ -286,23 +292,29 @@ public final class Pool<T> implements Dumpable {
         if (wasReserved) {
             PENDING.getAndAdd(this, -1);
         }
-        lock.lock();
-        try {
+        while (true) {
             Entry<T>[] current = entries;
-            int index = entry.index;
-            if (index >= current.length || current[index] != entry) {
+            int index = indexOf(current, entry);
+            if (index < 0) {
                 return; // the pool closed and dropped the whole array already
             }
             Entry<T>[] next = newArray(current.length - 1);
             System.arraycopy(current, 0, next, 0, index);
             System.arraycopy(current, index + 1, next, index, next.length - index);
-            for (int i = index; i < next.length; i++) {
-                next[i].index = i;
+            if (ENTRIES.compareAndSet(this, current, next)) {
+                return;
             }
-            entries = next;
-        } finally {
-            lock.unlock();
         }
+    }
+
+    /** A search rather than a stored index: the copy that follows is O(size) anyway, and an index would need a lock. */
+    private static <T> int indexOf(Entry<T>[] array, Entry<T> entry) {
+        for (int i = 0; i < array.length; i++) {
+            if (array[i] == entry) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /**
@@ -314,27 +326,23 @@ public final class Pool<T> implements Dumpable {
      * @return the pooled objects the caller must close now (empty if the pool was already closed)
      */
     public List<T> close() {
-        lock.lock();
-        try {
-            if (closed) {
-                return List.of();
+        closed = true;
+        // Taking the array after setting the flag: a reserve or remove racing with this either changed the array before
+        // (its entry is closed below) or fails its CAS and sees the flag or a missing entry. A second close takes the
+        // empty array and returns nothing.
+        @SuppressWarnings("unchecked")
+        Entry<T>[] taken = (Entry<T>[]) ENTRIES.getAndSet(this, newArray(0));
+        List<T> idle = new ArrayList<>();
+        for (Entry<T> entry : taken) {
+            long before = entry.close();
+            long lifecycle = EntryState.lifecycle(before);
+            if (lifecycle == EntryState.RESERVED) {
+                PENDING.getAndAdd(this, -1);
+            } else if (lifecycle == EntryState.OPEN && EntryState.holders(before) == 0) {
+                idle.add(entry.pooled);
             }
-            closed = true;
-            List<T> idle = new ArrayList<>();
-            for (Entry<T> entry : entries) {
-                long before = entry.close();
-                long lifecycle = EntryState.lifecycle(before);
-                if (lifecycle == EntryState.RESERVED) {
-                    PENDING.getAndAdd(this, -1);
-                } else if (lifecycle == EntryState.OPEN && EntryState.holders(before) == 0) {
-                    idle.add(entry.pooled);
-                }
-            }
-            entries = newArray(0);
-            return idle;
-        } finally {
-            lock.unlock();
         }
+        return idle;
     }
 
     /** @return whether {@link #close()} was called */
@@ -446,7 +454,7 @@ public final class Pool<T> implements Dumpable {
      * One pooled object and its state. Obtained from {@link Pool#reserve()} or {@link Pool#acquire()}.
      *
      * <p>Thread-safe: every state change is one CAS on the entry's padded state word (see {@link EntryState}).
-     * {@link #release()} is lock-free and allocation-free; {@link #remove()} takes the pool's lock once per entry.
+     * {@link #release()} is lock-free and allocation-free; {@link #remove()} replaces the pool's array once per entry, with a CAS.
      *
      * @param <T> the type of the pooled object
      */
@@ -454,12 +462,9 @@ public final class Pool<T> implements Dumpable {
         private final Pool<T> pool;
         /** Written by {@link #enable} before the state CAS that publishes it; read after the acquiring CAS. */
         private T pooled;
-        /** The entry's position in the pool's array, so that removing it needs no search; guarded by the lock. */
-        private int index;
 
-        private Entry(Pool<T> pool, int index) {
+        private Entry(Pool<T> pool) {
             this.pool = pool;
-            this.index = index;
         }
 
         /**
