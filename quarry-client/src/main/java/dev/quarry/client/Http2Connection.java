@@ -55,8 +55,10 @@ import java.util.function.Consumer;
  * streamed body. Frames from every thread go through the {@link Http2Flusher}.
  *
  * <p><b>Failures.</b> RST_STREAM fails its exchange only; a REFUSED_STREAM, or a stream above a GOAWAY's last stream
- * id, was not processed by the server and is retried on a new connection (up to 8 times). A frame the server should not have
- * sent fails the connection with GOAWAY and every exchange on it with a {@link BadResponseException}.
+ * id, was not processed by the server and is retried on a new connection (up to 8 times). A response received in full
+ * stands whatever becomes of its request's sending afterwards: the connection closing, or a pending write of its last
+ * frame failed by that close. A frame the server should not have sent fails the connection with GOAWAY and every
+ * exchange on it with a {@link BadResponseException}.
  *
  * <p>Thread-safety: state is guarded by {@link #lock}; frame callbacks run on the parsing (selector) thread.
  */
@@ -422,6 +424,30 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
         destination.streamEnded(this, isUsable());
     }
 
+    /**
+     * Sending the request failed: one of its frames could not be written (the connection closed under it), or its
+     * body failed. The stream fails, unless the server had sent the whole response already: that response stands (RFC
+     * 9113 8.1, a server may answer before it read the whole request) and stays readable. This cannot be left to
+     * {@link #onClose}: the endpoint fails a write still pending (written to the socket, its completion not run yet)
+     * before it tells the connection that it closed, and nginx closes right after the last response it owes after
+     * GOAWAY, so the failed write of a request's HEADERS frame often comes with that request's whole response parsed.
+     *
+     * @param reset how to reset the stream if it fails, or null to send nothing
+     * @param unprocessed whether the server never saw the request (its HEADERS frame was not written): it may be
+     *     retried on another connection
+     */
+    void sendingFailed(Http2Stream stream, Throwable cause, ErrorCode reset, boolean unprocessed) {
+        if (answeredInFull(stream)) {
+            LOG.log(Level.DEBUG, "{0}: its response stands, received in full before: {1}", stream, cause);
+            if (reset != null) {
+                int id = stream.id; // the request was cut short: the server waits for no more of it (RFC 9113 8.1)
+                offerControl(out -> generator.rstStream(out, id, ErrorCode.CANCEL));
+            }
+            return;
+        }
+        failStream(stream, cause, reset, unprocessed);
+    }
+
     private void endStreamsAnsweredInFull() {
         List<Http2Stream> streams;
         lock.lock();
@@ -436,17 +462,19 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
     }
 
     /**
-     * On close: a stream whose whole response arrived ends normally, its content left for the reader, even though its
-     * request was not marked sent yet (the writer's thread had not run since its last frame went out, or the server
-     * answered before reading the whole body: RFC 9113 8.1). nginx closes a connection right after the last response
-     * it owes once it sent GOAWAY.
+     * A stream whose whole response arrived ends normally, its content left for the reader, even though its request
+     * was not marked sent (the writer's thread had not run since its last frame went out, or the server answered
+     * before reading the whole body: RFC 9113 8.1) and will not be: the connection closed, or sending it failed.
+     * nginx closes a connection right after the last response it owes once it sent GOAWAY.
+     *
+     * @return whether the stream ended normally now; false if it had ended already, or its response had not
      */
-    private void answeredInFull(Http2Stream stream) {
+    private boolean answeredInFull(Http2Stream stream) {
         Thread writer;
         lock.lock();
         try {
             if (stream.closed || !stream.remoteEnded || stream.failure != null) {
-                return;
+                return false;
             }
             closeLocked(stream);
             writer = stream.creditWaiter;
@@ -458,6 +486,7 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
             LockSupport.unpark(writer); // it finds the stream closed and stops sending
         }
         streamDone(stream);
+        return true;
     }
 
     /** Under the lock: the stream no longer counts against the server's limit. */
@@ -1086,8 +1115,8 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
             }
             failure = reason;
         }
-        // First, so that failing the flusher's frames cannot fail them: a request's last frame may be written with its
-        // callback not run yet.
+        // Before the flusher's frames fail (a request's last frame may be written with its callback not run yet); the
+        // endpoint may have failed its pending write already, which sendingFailed() copes with.
         endStreamsAnsweredInFull();
         flusher.terminate(reason);
         boolean wasOpened;

@@ -84,7 +84,7 @@ final class Http2RequestWriter {
         } catch (StreamGone gone) {
             stopSending(stream);
         } catch (Throwable x) {
-            connection.failStream(stream, x, ErrorCode.CANCEL, false);
+            connection.sendingFailed(stream, x, ErrorCode.CANCEL, false);
         }
     }
 
@@ -154,7 +154,7 @@ final class Http2RequestWriter {
 
             @Override
             void failed(Throwable cause) {
-                connection.failStream(stream, cause, null, !stream.headersSent);
+                connection.sendingFailed(stream, cause, null, !stream.headersSent);
             }
         };
     }
