@@ -597,7 +597,11 @@ public final class HttpClient implements AutoCloseable {
             return this;
         }
 
-        /** @param max the most connections per origin (default 64) */
+        /**
+         * @param max the most pooled connections per origin (default 64). An HTTP/2 connection the server told to go
+         *     away (GOAWAY) leaves the pool at once, since no new stream may use it, and finishes its open streams
+         *     outside the count, as Jetty's client does: until the server closes it, a replacement may be open beside it
+         */
         public Builder maxConnectionsPerDestination(int max) {
             this.maxConnectionsPerDestination = atLeast(1, max, "maxConnectionsPerDestination");
             return this;

@@ -366,7 +366,10 @@ class NginxInteropTest {
         assertEquals(IDS, answered);
         assertEachIdLoggedOnce(run, IDS);
         assertTrue(stats().opened() >= IDS / KEEPALIVE_REQUESTS, stats().toString());
-        assertTrue(stats().maxOpen() <= MAX_CONNECTIONS, stats().toString());
+        // A connection nginx sent GOAWAY on leaves the pool at once and finishes its streams outside the limit (see
+        // HttpClient.Builder#maxConnectionsPerDestination), so its replacement can open before nginx's close arrives:
+        // seen in about one run in 600. Each pooled connection drains within a second, so never two per slot.
+        assertTrue(stats().maxOpen() <= 2 * MAX_CONNECTIONS, stats().toString());
     }
 
     /** A load whose failure also shows what nginx logged (at info level: refused streams, closed connections). */
