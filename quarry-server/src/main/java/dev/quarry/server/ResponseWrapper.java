@@ -35,7 +35,7 @@ public class ResponseWrapper implements Response {
     }
 
     /** @return whether the request this wrapper served is over, and the server's response serves another one */
-    private boolean isOver() {
+    final boolean isOver() {
         return exchange != null && exchange.isOver(generation);
     }
 

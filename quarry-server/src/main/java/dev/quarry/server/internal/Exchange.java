@@ -186,7 +186,7 @@ public final class Exchange {
      * @param request a request, possibly wrapped
      * @return its exchange, or null for a request that does not come from a server
      */
-    static Exchange of(Request request) {
+    public static Exchange of(Request request) {
         Request current = request;
         while (current instanceof RequestWrapper wrapper) {
             current = wrapper.wrapped();
@@ -231,6 +231,14 @@ public final class Exchange {
      */
     public static IllegalStateException responseCompleted() {
         return new IllegalStateException("response already completed (its exchange serves another request now)");
+    }
+
+    /**
+     * @return the failure of a request operation (reading its content) that comes after the request is over (the
+     *     exchange was recycled)
+     */
+    public static IllegalStateException requestCompleted() {
+        return new IllegalStateException("request already completed (its exchange serves another request now)");
     }
 
     /** Adds the fields every response carries, {@code Server} and {@code Date}, as configured. */

@@ -76,7 +76,7 @@ final class RequestInputStream extends InputStream {
                 return -1;
             }
             if (exchange.isOver(generation)) {
-                throw new IllegalStateException("request already completed (its exchange serves another request now)");
+                throw Exchange.requestCompleted();
             }
             chunk = request.read();
             if (chunk == null) {

@@ -11,6 +11,7 @@ import dev.quarry.core.Callback;
 import dev.quarry.core.InvocationType;
 import dev.quarry.core.timer.HashedWheelTimer;
 import dev.quarry.http.HttpException;
+import dev.quarry.server.AccessLog;
 import dev.quarry.server.AsyncHandler;
 import dev.quarry.server.Request;
 import dev.quarry.server.Response;
@@ -212,6 +213,58 @@ class RecycledExchangeGuardTest extends ServerTestBase {
 
         pageCallbacks.poll().succeeded(); // logged and ignored: it would end the second response, empty
 
+        completeAndCheckSecond(client, second);
+    }
+
+    @Test
+    void aHandlerCompletingAgainThroughTheAccessLogAfterItsRequestEndedDoesNotCompleteTheNext() throws Exception {
+        LinkedTransferQueue<Callback> firstCallbacks = new LinkedTransferQueue<>();
+        start(builder -> builder.accessLog(AccessLog.toStream(OutputStream.nullOutputStream(), AccessLog.Format.JSON))
+                .handler(AsyncHandler.nonBlocking((request, response, callback) -> {
+                    if (!request.path().equals("/first")) {
+                        parkSecond(request, response, callback);
+                        return;
+                    }
+                    firstCallbacks.put(callback); // the access log's callback, made for this request
+                    response.write(true, ByteBuffer.wrap("first".getBytes(StandardCharsets.UTF_8)), callback);
+                })));
+        RawClient client = connect();
+        client.send("GET /first HTTP/1.1\r\nHost: test\r\n\r\n");
+        assertEquals("first", client.readResponse().text());
+        client.send("GET /second HTTP/1.1\r\nHost: test\r\n\r\n");
+        Parked second = awaitParked();
+
+        firstCallbacks.poll().succeeded(); // logged and ignored: it would end the second response, empty
+
+        completeAndCheckSecond(client, second);
+    }
+
+    @Test
+    void aRoutedRequestKeptFromAnEndedRequestCannotReadTheNextRequestsBody() throws Exception {
+        LinkedTransferQueue<Request> kept = new LinkedTransferQueue<>();
+        start(builder -> builder.route("POST /items/{id}", AsyncHandler.nonBlocking((request, response, callback) -> {
+            if (!request.pathParam("id").equals("1")) {
+                parkSecond(request, response, callback);
+                return;
+            }
+            kept.put(request); // the router's wrapper, with its path parameters; its body left unread
+            response.write(true, ByteBuffer.wrap("first".getBytes(StandardCharsets.UTF_8)), callback);
+        })));
+        RawClient client = connect();
+        client.send("POST /items/1 HTTP/1.1\r\nHost: test\r\nContent-Length: 5\r\n\r\nfirst");
+        assertEquals("first", client.readResponse().text());
+        client.send("POST /items/2 HTTP/1.1\r\nHost: test\r\nContent-Length: 11\r\n\r\nsecond-body");
+        Parked second = awaitParked();
+
+        Request stale = kept.poll();
+        IllegalStateException failure = assertThrows(IllegalStateException.class, stale::read);
+        assertTrue(failure.getMessage().contains("request already completed"), failure::toString);
+        assertThrows(IllegalStateException.class, () -> stale.demand(() -> {}));
+
+        assertEquals(
+                "second-body",
+                new String(second.request().inputStream().readAllBytes(), StandardCharsets.UTF_8),
+                "the second request keeps its body");
         completeAndCheckSecond(client, second);
     }
 
