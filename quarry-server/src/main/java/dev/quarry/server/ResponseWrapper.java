@@ -16,8 +16,9 @@ import java.util.function.Supplier;
  * methods of this class go through them.
  *
  * <p>A wrapper serves the request in progress when it was made. The server reuses its own response objects for later
- * requests on HTTP/1.1, so once that request is over, the writes and {@link #status(int)} of this class fail with an
- * {@link IllegalStateException} ("response already completed") instead of reaching another client's response.
+ * requests on HTTP/1.1, so once that request is over, the writes, {@link #status(int)}, {@link #headers()} and
+ * {@link #trailers} of this class fail with an {@link IllegalStateException} ("response already completed") instead of
+ * reaching another client's response.
  */
 public class ResponseWrapper implements Response {
     private final Response wrapped;
@@ -60,6 +61,9 @@ public class ResponseWrapper implements Response {
 
     @Override
     public HttpFields headers() {
+        if (isOver()) {
+            throw Exchange.responseCompleted(); // they are the next request's fields now
+        }
         return wrapped.headers();
     }
 
@@ -139,6 +143,9 @@ public class ResponseWrapper implements Response {
 
     @Override
     public void trailers(Supplier<HttpFields> trailers) {
+        if (isOver()) {
+            throw Exchange.responseCompleted();
+        }
         wrapped.trailers(trailers);
     }
 

@@ -219,6 +219,7 @@ class RecycledExchangeGuardTest extends ServerTestBase {
     @Test
     void aHandlerCompletingAgainThroughTheAccessLogAfterItsRequestEndedDoesNotCompleteTheNext() throws Exception {
         LinkedTransferQueue<Callback> firstCallbacks = new LinkedTransferQueue<>();
+        LinkedTransferQueue<Response> firstResponses = new LinkedTransferQueue<>();
         start(builder -> builder.accessLog(AccessLog.toStream(OutputStream.nullOutputStream(), AccessLog.Format.JSON))
                 .handler(AsyncHandler.nonBlocking((request, response, callback) -> {
                     if (!request.path().equals("/first")) {
@@ -226,6 +227,7 @@ class RecycledExchangeGuardTest extends ServerTestBase {
                         return;
                     }
                     firstCallbacks.put(callback); // the access log's callback, made for this request
+                    firstResponses.put(response); // and its response wrapper
                     response.write(true, ByteBuffer.wrap("first".getBytes(StandardCharsets.UTF_8)), callback);
                 })));
         RawClient client = connect();
@@ -235,6 +237,9 @@ class RecycledExchangeGuardTest extends ServerTestBase {
         Parked second = awaitParked();
 
         firstCallbacks.poll().succeeded(); // logged and ignored: it would end the second response, empty
+        Response stale = firstResponses.poll();
+        assertThrows(IllegalStateException.class, stale::headers, "the second request's fields now");
+        assertThrows(IllegalStateException.class, () -> stale.status(500));
 
         completeAndCheckSecond(client, second);
     }
