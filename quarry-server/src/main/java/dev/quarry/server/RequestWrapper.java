@@ -21,20 +21,21 @@ import java.util.Optional;
  */
 public class RequestWrapper implements Request {
     private final Request wrapped;
-    // The server's exchange under the wrapped request (null if there is none) and its generation when this wrapper was
-    // made: the request this wrapper serves.
-    private final Exchange exchange;
+    // The generation of the server's exchange under the wrapped request when this wrapper was made: the request this
+    // wrapper serves. The exchange itself is found again when checking (a short walk down the wrappers), so that a
+    // wrapper, made per request (the router's), is no larger for it.
     private final int generation;
 
     /** @param wrapped the request to delegate to */
     public RequestWrapper(Request wrapped) {
         this.wrapped = Objects.requireNonNull(wrapped, "wrapped");
-        this.exchange = Exchange.of(wrapped);
+        Exchange exchange = Exchange.of(wrapped);
         this.generation = exchange == null ? 0 : exchange.generation();
     }
 
     /** @throws IllegalStateException if the request this wrapper served is over */
     private void checkNotOver() {
+        Exchange exchange = Exchange.of(wrapped);
         if (exchange != null && exchange.isOver(generation)) {
             throw Exchange.requestCompleted();
         }

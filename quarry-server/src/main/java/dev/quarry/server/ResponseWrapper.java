@@ -22,21 +22,22 @@ import java.util.function.Supplier;
  */
 public class ResponseWrapper implements Response {
     private final Response wrapped;
-    // The server's exchange under the wrapped response (null if there is none) and its generation when this wrapper
-    // was made: the request this wrapper serves.
-    private final Exchange exchange;
+    // The generation of the server's exchange under the wrapped response when this wrapper was made: the request this
+    // wrapper serves. The exchange itself is found again when checking (a short walk down the wrappers), so that a
+    // wrapper, made per request, is no larger for it.
     private final int generation;
     private OutputStream outputStream;
 
     /** @param wrapped the response to delegate to */
     public ResponseWrapper(Response wrapped) {
         this.wrapped = Objects.requireNonNull(wrapped, "wrapped");
-        this.exchange = Exchange.of(wrapped);
+        Exchange exchange = Exchange.of(wrapped);
         this.generation = exchange == null ? 0 : exchange.generation();
     }
 
     /** @return whether the request this wrapper served is over, and the server's response serves another one */
     final boolean isOver() {
+        Exchange exchange = Exchange.of(wrapped);
         return exchange != null && exchange.isOver(generation);
     }
 

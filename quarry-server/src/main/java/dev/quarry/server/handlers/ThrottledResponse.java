@@ -31,20 +31,20 @@ final class ThrottledResponse extends ResponseWrapper {
     private static final int MAX_STREAM_BUFFER = 64 * 1024;
 
     private final RequestThrottle request;
-    // The server's exchange under this response and its generation at the start: the request these writes are for.
-    private final Exchange exchange;
+    // The generation of the server's exchange under this response at the start: the request these writes are for.
     private final int generation;
     private ResponseOutputStream stream;
 
     ThrottledResponse(Response wrapped, RequestThrottle request) {
         super(wrapped);
         this.request = request;
-        this.exchange = Exchange.of(wrapped);
+        Exchange exchange = Exchange.of(wrapped);
         this.generation = exchange == null ? 0 : exchange.generation();
     }
 
     /** @return whether the request of this response is over: the server's response may serve another one now */
     boolean isOver() {
+        Exchange exchange = Exchange.of(wrapped());
         return exchange != null && exchange.isOver(generation);
     }
 
