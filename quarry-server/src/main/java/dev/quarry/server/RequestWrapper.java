@@ -16,8 +16,9 @@ import java.util.Optional;
  *
  * <p>A wrapper serves the request in progress when it was made. The server reuses its own request objects for later
  * requests on HTTP/1.1, so once that request is over, reading content through this class ({@link #read()},
- * {@link #demand}, {@link #inputStream()}) fails with an {@link IllegalStateException} ("request already completed")
- * instead of taking another request's content.
+ * {@link #demand}, {@link #inputStream()}) and setting an {@linkplain #attribute(String, Object) attribute} fail with an
+ * {@link IllegalStateException} ("request already completed") instead of reaching another request. Its metadata getters
+ * are not checked: they would show the other request's.
  */
 public class RequestWrapper implements Request {
     private final Request wrapped;
@@ -151,6 +152,7 @@ public class RequestWrapper implements Request {
 
     @Override
     public void attribute(String name, Object value) {
+        checkNotOver(); // they would be the next request's attributes
         wrapped.attribute(name, value);
     }
 

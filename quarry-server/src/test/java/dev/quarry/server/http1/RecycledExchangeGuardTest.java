@@ -265,6 +265,7 @@ class RecycledExchangeGuardTest extends ServerTestBase {
         IllegalStateException failure = assertThrows(IllegalStateException.class, stale::read);
         assertTrue(failure.getMessage().contains("request already completed"), failure::toString);
         assertThrows(IllegalStateException.class, () -> stale.demand(() -> {}));
+        assertThrows(IllegalStateException.class, () -> stale.attribute("left-behind", "yes"));
 
         assertEquals(
                 "second-body",
