@@ -15,6 +15,7 @@ import dev.quarry.server.AccessLog;
 import dev.quarry.server.AsyncHandler;
 import dev.quarry.server.Request;
 import dev.quarry.server.Response;
+import dev.quarry.server.ResponseWrapper;
 import dev.quarry.server.handlers.Throttle;
 import dev.quarry.server.handlers.ThrottleHandler;
 import dev.quarry.server.handlers.ThrottleLimits;
@@ -119,6 +120,37 @@ class RecycledExchangeGuardTest extends ServerTestBase {
         } finally {
             timer.stop();
         }
+    }
+
+    @Test
+    void aResponseWrapperKeptFromAnEndedRequestCannotWriteIntoTheNext() throws Exception {
+        LinkedTransferQueue<Response> kept = new LinkedTransferQueue<>();
+        start(builder -> builder.handler(AsyncHandler.nonBlocking((request, response, callback) -> {
+            if (!request.path().equals("/first")) {
+                parkSecond(request, response, callback);
+                return;
+            }
+            Response wrapper = new ResponseWrapper(response);
+            kept.put(wrapper);
+            wrapper.write(true, ByteBuffer.wrap("first".getBytes(StandardCharsets.UTF_8)), callback);
+        })));
+        RawClient client = connect();
+        client.send("GET /first HTTP/1.1\r\nHost: test\r\n\r\n");
+        assertEquals("first", client.readResponse().text());
+        client.send("GET /second HTTP/1.1\r\nHost: test\r\n\r\n");
+        Parked second = awaitParked();
+
+        LinkedTransferQueue<Object> outcome = new LinkedTransferQueue<>();
+        kept.poll()
+                .write(
+                        true,
+                        ByteBuffer.wrap("stale".getBytes(StandardCharsets.UTF_8)),
+                        Callback.from(InvocationType.NON_BLOCKING, () -> outcome.put("succeeded"), outcome::put));
+        IllegalStateException failure =
+                assertInstanceOf(IllegalStateException.class, outcome.poll(WAIT.toSeconds(), TimeUnit.SECONDS));
+        assertTrue(failure.getMessage().contains("response already completed"), failure::toString);
+
+        completeAndCheckSecond(client, second);
     }
 
     @Test
