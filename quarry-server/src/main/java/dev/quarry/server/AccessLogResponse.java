@@ -6,6 +6,7 @@ import dev.quarry.http.HttpException;
 import dev.quarry.http.HttpFields;
 import dev.quarry.http.HttpHeader;
 import dev.quarry.http.HttpStatus;
+import dev.quarry.server.internal.Exchange;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 
@@ -19,10 +20,15 @@ import java.nio.channels.FileChannel;
  * server will answer (an {@link HttpException}'s, 500 otherwise); for a failure after commit, the status sent and the
  * abort.
  *
+ * <p>A write or a completion that comes after the exchange was recycled for another request (a handler completing twice,
+ * the second time late) is refused: the write fails, the completion is logged and ignored, rather than end or log the
+ * other request.
+ *
  * <p>Thread-safety: writes are one at a time and happen before the completion, as for any response; the byte count
  * needs no more than that.
  */
 final class AccessLogResponse extends ResponseWrapper implements Callback {
+    private static final System.Logger LOG = System.getLogger(AccessLogResponse.class.getName());
     private static final String REQUEST_ID = "X-Request-Id";
 
     private final AccessLog log;
@@ -39,12 +45,20 @@ final class AccessLogResponse extends ResponseWrapper implements Callback {
 
     @Override
     public void write(boolean last, ByteBuffer content, Callback callback) {
+        if (isOver()) {
+            callback.failed(Exchange.responseCompleted());
+            return;
+        }
         bytes += content.remaining();
         wrapped().write(last, content, callback);
     }
 
     @Override
     public void write(FileChannel file, long position, long count, boolean last, Callback callback) {
+        if (isOver()) {
+            callback.failed(Exchange.responseCompleted());
+            return;
+        }
         bytes += Math.max(0, count);
         // To the wrapped response's own file write, so that zero-copy transfer stays possible.
         wrapped().write(file, position, count, last, callback);
@@ -52,18 +66,33 @@ final class AccessLogResponse extends ResponseWrapper implements Callback {
 
     @Override
     public void succeeded() {
+        if (isLate(null)) {
+            return;
+        }
         log.offer(entry(status(), false));
         callback.succeeded();
     }
 
     @Override
     public void failed(Throwable failure) {
+        if (isLate(failure)) {
+            return;
+        }
         boolean committed = isCommitted();
         int status = committed
                 ? status()
                 : failure instanceof HttpException http ? http.status() : HttpStatus.INTERNAL_SERVER_ERROR_500;
         log.offer(entry(status, committed));
         callback.failed(failure);
+    }
+
+    /** @return whether the exchange was recycled since: a late completion is logged and ignored */
+    private boolean isLate(Throwable failure) {
+        if (!isOver()) {
+            return false;
+        }
+        LOG.log(System.Logger.Level.WARNING, "handler completed after its exchange was over; ignored", failure);
+        return true;
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.quarry.server;
 
 import dev.quarry.http.HttpFields;
 import dev.quarry.http.HttpVersion;
+import dev.quarry.server.internal.Exchange;
 import java.io.InputStream;
 import java.net.SocketAddress;
 import java.util.List;
@@ -12,13 +13,33 @@ import java.util.Optional;
 /**
  * A request that delegates everything to another one: extend it to change what a handler further down sees (the
  * router uses it to add path parameters).
+ *
+ * <p>A wrapper serves the request in progress when it was made. The server reuses its own request objects for later
+ * requests on HTTP/1.1, so once that request is over, reading content through this class ({@link #read()},
+ * {@link #demand}, {@link #inputStream()}) and setting an {@linkplain #attribute(String, Object) attribute} fail with an
+ * {@link IllegalStateException} ("request already completed") instead of reaching another request. Its metadata getters
+ * are not checked: they would show the other request's.
  */
 public class RequestWrapper implements Request {
     private final Request wrapped;
+    // The generation of the server's exchange under the wrapped request when this wrapper was made: the request this
+    // wrapper serves. The exchange itself is found again when checking (a short walk down the wrappers), so that a
+    // wrapper, made per request (the router's), is no larger for it.
+    private final int generation;
 
     /** @param wrapped the request to delegate to */
     public RequestWrapper(Request wrapped) {
         this.wrapped = Objects.requireNonNull(wrapped, "wrapped");
+        Exchange exchange = Exchange.of(wrapped);
+        this.generation = exchange == null ? 0 : exchange.generation();
+    }
+
+    /** @throws IllegalStateException if the request this wrapper served is over */
+    private void checkNotOver() {
+        Exchange exchange = Exchange.of(wrapped);
+        if (exchange != null && exchange.isOver(generation)) {
+            throw Exchange.requestCompleted();
+        }
     }
 
     /** @return the wrapped request */
@@ -108,16 +129,19 @@ public class RequestWrapper implements Request {
 
     @Override
     public Content.Chunk read() {
+        checkNotOver();
         return wrapped.read();
     }
 
     @Override
     public void demand(Runnable onContentAvailable) {
+        checkNotOver();
         wrapped.demand(onContentAvailable);
     }
 
     @Override
     public InputStream inputStream() {
+        checkNotOver();
         return wrapped.inputStream();
     }
 
@@ -128,6 +152,7 @@ public class RequestWrapper implements Request {
 
     @Override
     public void attribute(String name, Object value) {
+        checkNotOver(); // they would be the next request's attributes
         wrapped.attribute(name, value);
     }
 

@@ -20,7 +20,9 @@ import java.util.function.Supplier;
  * <p>Thread-safety: one writer at a time; the handler may write from any thread.
  *
  * <p>Lifetime: like its {@link Request}, a response must not be used after its handler completed: the server recycles
- * it, with its {@link #headers()}, for a later request.
+ * it, with its {@link #headers()}, for a later request. What was made for it ({@link ResponseWrapper}s, the
+ * {@link #outputStream()}) notices, and fails with an {@link IllegalStateException} ("response already completed")
+ * rather than write into that later request's response; this object itself cannot tell.
  */
 public interface Response {
 

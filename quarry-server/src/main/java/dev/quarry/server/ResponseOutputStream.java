@@ -2,6 +2,7 @@ package dev.quarry.server;
 
 import dev.quarry.core.Callback;
 import dev.quarry.core.FutureCallback;
+import dev.quarry.server.internal.Exchange;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
@@ -16,11 +17,18 @@ import java.util.Objects;
  * {@link ResponseWrapper} that changes how content is written (throttling, say) returns one over itself, so that
  * blocking handlers go through its writes too.
  *
+ * <p>A stream serves the request in progress when it was made: once that request is over (the server reuses its response
+ * objects for later requests on HTTP/1.1), its writes fail with an {@link IllegalStateException} ("response already
+ * completed") instead of reaching another client's response.
+ *
  * <p>Not thread-safe: one writer. Holds one heap buffer of the given size.
  */
 public final class ResponseOutputStream extends OutputStream {
     private final Response response;
     private final ByteBuffer buffer;
+    // The server's exchange under the response (null if there is none) and its generation when this stream was made.
+    private final Exchange exchange;
+    private final int generation;
     private boolean closed;
 
     /**
@@ -33,6 +41,8 @@ public final class ResponseOutputStream extends OutputStream {
             throw new IllegalArgumentException("buffer size must be positive: " + bufferSize);
         }
         this.buffer = ByteBuffer.allocate(bufferSize);
+        this.exchange = Exchange.of(response);
+        this.generation = exchange == null ? 0 : exchange.generation();
     }
 
     @Override
@@ -95,6 +105,10 @@ public final class ResponseOutputStream extends OutputStream {
             return;
         }
         closed = true;
+        if (isOver()) {
+            callback.failed(Exchange.responseCompleted());
+            return;
+        }
         buffer.flip();
         response.write(true, buffer, callback);
     }
@@ -114,9 +128,17 @@ public final class ResponseOutputStream extends OutputStream {
     }
 
     private void blockingWrite(boolean last, ByteBuffer content) throws IOException {
+        if (isOver()) {
+            throw Exchange.responseCompleted();
+        }
         FutureCallback done = new FutureCallback();
         response.write(last, content, done);
         done.block();
+    }
+
+    /** @return whether the request this stream served is over, and the server's response serves another one */
+    private boolean isOver() {
+        return exchange != null && exchange.isOver(generation);
     }
 
     private void ensureOpen() throws IOException {

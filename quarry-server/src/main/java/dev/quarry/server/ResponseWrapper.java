@@ -2,6 +2,7 @@ package dev.quarry.server;
 
 import dev.quarry.core.Callback;
 import dev.quarry.http.HttpFields;
+import dev.quarry.server.internal.Exchange;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
@@ -13,14 +14,31 @@ import java.util.function.Supplier;
  * A response that delegates everything to another one: extend it to transform what a handler further down writes
  * (throttling, compression). Override {@link #write(boolean, ByteBuffer, Callback)} and the file variant; the blocking
  * methods of this class go through them.
+ *
+ * <p>A wrapper serves the request in progress when it was made. The server reuses its own response objects for later
+ * requests on HTTP/1.1, so once that request is over, the writes, {@link #status(int)}, {@link #headers()} and
+ * {@link #trailers} of this class fail with an {@link IllegalStateException} ("response already completed") instead of
+ * reaching another client's response.
  */
 public class ResponseWrapper implements Response {
     private final Response wrapped;
+    // The generation of the server's exchange under the wrapped response when this wrapper was made: the request this
+    // wrapper serves. The exchange itself is found again when checking (a short walk down the wrappers), so that a
+    // wrapper, made per request, is no larger for it.
+    private final int generation;
     private OutputStream outputStream;
 
     /** @param wrapped the response to delegate to */
     public ResponseWrapper(Response wrapped) {
         this.wrapped = Objects.requireNonNull(wrapped, "wrapped");
+        Exchange exchange = Exchange.of(wrapped);
+        this.generation = exchange == null ? 0 : exchange.generation();
+    }
+
+    /** @return whether the request this wrapper served is over, and the server's response serves another one */
+    final boolean isOver() {
+        Exchange exchange = Exchange.of(wrapped);
+        return exchange != null && exchange.isOver(generation);
     }
 
     /** @return the wrapped response */
@@ -35,12 +53,18 @@ public class ResponseWrapper implements Response {
 
     @Override
     public Response status(int status) {
+        if (isOver()) {
+            throw Exchange.responseCompleted();
+        }
         wrapped.status(status);
         return this;
     }
 
     @Override
     public HttpFields headers() {
+        if (isOver()) {
+            throw Exchange.responseCompleted(); // they are the next request's fields now
+        }
         return wrapped.headers();
     }
 
@@ -51,11 +75,19 @@ public class ResponseWrapper implements Response {
 
     @Override
     public void write(boolean last, ByteBuffer content, Callback callback) {
+        if (isOver()) {
+            callback.failed(Exchange.responseCompleted());
+            return;
+        }
         wrapped.write(last, content, callback);
     }
 
     @Override
     public void write(FileChannel file, long position, long count, boolean last, Callback callback) {
+        if (isOver()) {
+            callback.failed(Exchange.responseCompleted());
+            return;
+        }
         wrapped.write(file, position, count, last, callback);
     }
 
@@ -112,6 +144,9 @@ public class ResponseWrapper implements Response {
 
     @Override
     public void trailers(Supplier<HttpFields> trailers) {
+        if (isOver()) {
+            throw Exchange.responseCompleted();
+        }
         wrapped.trailers(trailers);
     }
 

@@ -6,6 +6,7 @@ import dev.quarry.http.HttpHeader;
 import dev.quarry.server.Response;
 import dev.quarry.server.ResponseOutputStream;
 import dev.quarry.server.ResponseWrapper;
+import dev.quarry.server.internal.Exchange;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -21,17 +22,30 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>A single last write of a known size keeps its {@code Content-Length} although it is sent in several chunks: the
  * length is declared before the first chunk, as the unthrottled response would have.
  *
+ * <p>A write still waiting for tokens when its request is over (a handler that completed before its write did) fails
+ * rather than go into the next request that the server's recycled response serves (see {@link ThrottledWrite}).
+ *
  * <p>Thread-safety: as any response, one write at a time.
  */
 final class ThrottledResponse extends ResponseWrapper {
     private static final int MAX_STREAM_BUFFER = 64 * 1024;
 
     private final RequestThrottle request;
+    // The generation of the server's exchange under this response at the start: the request these writes are for.
+    private final int generation;
     private ResponseOutputStream stream;
 
     ThrottledResponse(Response wrapped, RequestThrottle request) {
         super(wrapped);
         this.request = request;
+        Exchange exchange = Exchange.of(wrapped);
+        this.generation = exchange == null ? 0 : exchange.generation();
+    }
+
+    /** @return whether the request of this response is over: the server's response may serve another one now */
+    boolean isOver() {
+        Exchange exchange = Exchange.of(wrapped());
+        return exchange != null && exchange.isOver(generation);
     }
 
     RequestThrottle request() {
@@ -42,6 +56,10 @@ final class ThrottledResponse extends ResponseWrapper {
     public void write(boolean last, ByteBuffer content, Callback callback) {
         Objects.requireNonNull(content, "content");
         Objects.requireNonNull(callback, "callback");
+        if (isOver()) {
+            callback.failed(Exchange.responseCompleted());
+            return;
+        }
         if (!content.hasRemaining()) {
             wrapped().write(last, content, callback);
             return;
@@ -54,6 +72,10 @@ final class ThrottledResponse extends ResponseWrapper {
     public void write(FileChannel file, long position, long count, boolean last, Callback callback) {
         Objects.requireNonNull(file, "file");
         Objects.requireNonNull(callback, "callback");
+        if (isOver()) {
+            callback.failed(Exchange.responseCompleted());
+            return;
+        }
         if (count < 0 || position < 0) {
             callback.failed(new IllegalArgumentException("bad file region " + position + "+" + count));
             return;

@@ -6,6 +6,8 @@ import dev.quarry.core.InvocationType;
 import dev.quarry.core.IteratingCallback;
 import dev.quarry.core.throttle.TokenBucket;
 import dev.quarry.core.timer.Timeout;
+import dev.quarry.server.internal.Exchange;
+import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.util.concurrent.TimeUnit;
@@ -34,6 +36,10 @@ import java.util.concurrent.TimeUnit;
  * <p>When a step fails, the chunk's reservations are refunded to the buckets that granted them (a client or the
  * server does not pay for bytes that were not sent), and a pending park is cancelled.
  *
+ * <p>A step that resumes after the request is over (its handler completed while this write waited for tokens, and the
+ * server's response was recycled for another request) writes nothing: the write fails with an
+ * {@link IllegalStateException} ("response already completed"), logged at DEBUG.
+ *
  * <p>Where it runs: resumption after a park is a timer task, {@link InvocationType#NON_BLOCKING} (it runs on the timer
  * thread) unless the handler's callback declared itself blocking, in which case the timer's executor runs it.
  *
@@ -41,6 +47,8 @@ import java.util.concurrent.TimeUnit;
  * its callback completed, as for any response.
  */
 final class ThrottledWrite extends IteratingCallback {
+    private static final System.Logger LOG = System.getLogger(ThrottledWrite.class.getName());
+
     private enum Step {
         NONE,
         HEAD,
@@ -102,6 +110,12 @@ final class ThrottledWrite extends IteratingCallback {
 
     @Override
     protected Action process() throws Exception {
+        if (response.isOver()) {
+            // A timer or a write completion after the request ended: the wrapped response is another request's now.
+            LOG.log(Level.DEBUG, () -> "throttled write resumed after its request was over: " + this);
+            failed(Exchange.responseCompleted()); // not thrown: process() throwing is logged as a bug
+            return Action.SCHEDULED; // the operation failed; nothing runs any more
+        }
         if (step == Step.CHUNK) {
             counters.bytesSent.add(chunk);
             chunk = 0;

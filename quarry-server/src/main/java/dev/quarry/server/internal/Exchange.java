@@ -16,6 +16,7 @@ import dev.quarry.server.Handlers;
 import dev.quarry.server.Request;
 import dev.quarry.server.RequestWrapper;
 import dev.quarry.server.Response;
+import dev.quarry.server.ResponseWrapper;
 import java.lang.System.Logger.Level;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -46,6 +47,7 @@ public final class Exchange {
     private static final VarHandle DEMAND;
     private static final VarHandle DONE;
     private static final VarHandle ERROR_PAGE_STARTED;
+    private static final VarHandle GENERATION;
     private static final String TEXT_PLAIN_UTF8 = "text/plain; charset=utf-8";
 
     static {
@@ -54,6 +56,7 @@ public final class Exchange {
             DEMAND = lookup.findVarHandle(Exchange.class, "demand", Runnable.class);
             DONE = lookup.findVarHandle(Exchange.class, "done", boolean.class);
             ERROR_PAGE_STARTED = lookup.findVarHandle(Exchange.class, "errorPageStarted", boolean.class);
+            GENERATION = lookup.findVarHandle(Exchange.class, "generation", int.class);
         } catch (ReflectiveOperationException x) {
             throw new ExceptionInInitializerError(x);
         }
@@ -77,6 +80,15 @@ public final class Exchange {
     // another page (no loops).
     @SuppressWarnings("unused") // through ERROR_PAGE_STARTED
     private volatile boolean errorPageStarted;
+
+    // How many requests this exchange finished (bumped by recycle()). What is made for one request and may act after it
+    // (a response wrapper, an input or output stream, a throttled write waiting on a timer, an error page's callback)
+    // captures it, and finds its request over when it changed: the request, response and fields it holds then carry
+    // another client's request. Written by the recycling thread only, with release; read with acquire (no fence on
+    // the hot path). A check and the operation after it are not atomic: an operation racing with the recycle itself
+    // is not caught, one that comes after it is.
+    @SuppressWarnings("unused") // through GENERATION
+    private int generation;
 
     // The request content turned out to be malformed (or too large): the answer is its status, whatever the handler
     // made of the failure. Written by the reading thread, read by the one that completes the handler.
@@ -153,6 +165,8 @@ public final class Exchange {
      * <p>Plain writes: the next start happens after this on the same thread, or after the pool's CAS.
      */
     public void recycle() {
+        // First: whoever sees the request or response forgotten below must also find its generation over.
+        GENERATION.setRelease(this, (int) GENERATION.get(this) + 1);
         request.recycle();
         response.recycle();
         stream = null;
@@ -172,12 +186,59 @@ public final class Exchange {
      * @param request a request, possibly wrapped
      * @return its exchange, or null for a request that does not come from a server
      */
-    static Exchange of(Request request) {
+    public static Exchange of(Request request) {
         Request current = request;
         while (current instanceof RequestWrapper wrapper) {
             current = wrapper.wrapped();
         }
         return current instanceof ServerRequest serverRequest ? serverRequest.exchange() : null;
+    }
+
+    /**
+     * The exchange of a response.
+     *
+     * @param response a response, possibly wrapped
+     * @return its exchange, or null for a response that does not come from a server
+     */
+    public static Exchange of(Response response) {
+        Response current = response;
+        while (current instanceof ResponseWrapper wrapper) {
+            current = wrapper.wrapped();
+        }
+        return current instanceof ServerResponse serverResponse ? serverResponse.exchange() : null;
+    }
+
+    /**
+     * @return the generation of this exchange: it changes when the exchange is recycled for another request (HTTP/1.1
+     *     only; an HTTP/2 exchange serves one request and stays at 0). Lock-free, allocation-free.
+     */
+    public int generation() {
+        return (int) GENERATION.getAcquire(this);
+    }
+
+    /**
+     * @param generation a {@link #generation()} captured while a request was in progress
+     * @return whether that request is over and this exchange was recycled since: its request and response now belong
+     *     to another request, or wait for one
+     */
+    public boolean isOver(int generation) {
+        return generation() != generation;
+    }
+
+    /**
+     * @return the failure of a response operation that comes after its request is over (the exchange was recycled):
+     *     the same message as a write after the last one
+     */
+    public static IllegalStateException responseCompleted() {
+        return new IllegalStateException("response already completed (its exchange serves another request now)");
+    }
+
+    /**
+     * @return the failure of a request operation (reading its content) that comes after the request is over (the
+     *     exchange was recycled)
+     */
+    public static IllegalStateException requestCompleted() {
+        return new IllegalStateException("request already completed (its exchange serves another request now)");
     }
 
     /** Adds the fields every response carries, {@code Server} and {@code Date}, as configured. */
@@ -435,6 +496,9 @@ public final class Exchange {
         private final int status;
         private final String message;
         private final Callback callback;
+        // An error page is application code, which may complete its callback late or twice: after its exchange was
+        // recycled, completing would end another request's response.
+        private final int generation = generation();
 
         ErrorPageCallback(String what, Response to, int status, String message, Callback callback) {
             this.what = what;
@@ -446,11 +510,17 @@ public final class Exchange {
 
         @Override
         public void succeeded() {
+            if (isLate(null)) {
+                return;
+            }
             callback.succeeded();
         }
 
         @Override
         public void failed(Throwable failure) {
+            if (isLate(failure)) {
+                return;
+            }
             if (to.isCommitted()) {
                 if (stream.isBroken()) {
                     LOG.log(Level.DEBUG, () -> what + " aborted for " + describe() + ": " + failure);
@@ -463,6 +533,15 @@ public final class Exchange {
             LOG.log(Level.WARNING, what + " failed, answering the plain " + status + ": " + describe(), failure);
             response.resetForError();
             writePlainError(to, status, message, callback);
+        }
+
+        /** @return whether the exchange was recycled since this page started: the completion is logged and ignored */
+        private boolean isLate(Throwable failure) {
+            if (!isOver(generation)) {
+                return false;
+            }
+            LOG.log(Level.WARNING, what + " completed after its exchange was over; ignored", failure);
+            return true;
         }
 
         @Override

@@ -100,9 +100,4 @@ public interface HttpStream {
     default boolean isBroken() {
         return false;
     }
-
-    /** @return whether the stream may send 1xx interim responses, e.g. 100 Continue */
-    default boolean isPersistent() {
-        return true;
-    }
 }

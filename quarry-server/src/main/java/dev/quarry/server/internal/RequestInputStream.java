@@ -15,10 +15,16 @@ import java.util.concurrent.locks.LockSupport;
  * <p>The wake-up takes no lock: the demand callback runs on an I/O thread that must not block (nor wait for the reader
  * to release a lock), so it only sets a flag and unparks the reader.
  *
+ * <p>A stream serves the request in progress when it was made: once that request is over (an HTTP/1.1 request object is
+ * recycled for the next request), reads fail with an {@link IllegalStateException} instead of taking the next
+ * request's content.
+ *
  * <p>Not thread-safe: one reader.
  */
 final class RequestInputStream extends InputStream {
     private final Request request;
+    private final Exchange exchange;
+    private final int generation;
     private final byte[] one = new byte[1];
     // Written by the demand callback, read by the reader; the reader resets it before each demand.
     private volatile boolean signalled;
@@ -26,8 +32,14 @@ final class RequestInputStream extends InputStream {
     private Content.Chunk chunk;
     private boolean eof;
 
-    RequestInputStream(Request request) {
+    /**
+     * @param request the request whose content to read
+     * @param exchange its exchange, whose generation names the request in progress
+     */
+    RequestInputStream(Request request, Exchange exchange) {
         this.request = request;
+        this.exchange = exchange;
+        this.generation = exchange.generation();
     }
 
     @Override
@@ -62,6 +74,9 @@ final class RequestInputStream extends InputStream {
             }
             if (eof) {
                 return -1;
+            }
+            if (exchange.isOver(generation)) {
+                throw Exchange.requestCompleted();
             }
             chunk = request.read();
             if (chunk == null) {

@@ -202,7 +202,7 @@ public final class ServerRequest implements Request {
     @Override
     public InputStream inputStream() {
         if (inputStream == null) {
-            inputStream = new RequestInputStream(this);
+            inputStream = new RequestInputStream(this, exchange);
         }
         return inputStream;
     }

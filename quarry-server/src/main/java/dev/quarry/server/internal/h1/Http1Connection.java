@@ -94,6 +94,8 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
     private final ProcessingActivity activity = new ProcessingActivity();
     // Plain fields, written by the processing thread only.
     private boolean drained;
+    // Read only by a thread comparing it with itself (isHandlingInPlace): it sees its own writes, and never another
+    // thread's value as its own, so a plain field is enough. Other threads ask the activity whether anyone processes.
     private Thread processingThread;
     volatile boolean shutdown;
     volatile boolean closed;
@@ -223,6 +225,12 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
         do {
             processRound();
         } while (activity.exit());
+        if (closed && exchange == null && !activity.isProcessing()) {
+            // A closeNow() on another thread between this round's last look at `closed` and the exit saw this thread
+            // still processing and left the buffers to it (Dekker: the exit's CAS comes before this read of `closed`,
+            // closeNow's write of it before its read of the activity). Releasing is idempotent.
+            buffers.releaseAll();
+        }
         if (shutdown) {
             // The shutdown may have found this thread processing and left the closing to it (Dekker: the flag is
             // written before the shutdown reads the activity, and read here after it changed).
@@ -780,7 +788,9 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
         closed = true;
         // Lingering: the client may still be sending, and unread bytes at close would turn our FIN into RST.
         endPoint().closeLingering(EndPoint.DEFAULT_LINGER_MILLIS);
-        if (exchange == null && processingThread == null) {
+        // Called from other threads too (the callback of the closing write): the activity, not processingThread (a
+        // plain field for its own thread), says whether a thread is processing and will release the buffers itself.
+        if (exchange == null && !activity.isProcessing()) {
             buffers.releaseAll();
         }
     }

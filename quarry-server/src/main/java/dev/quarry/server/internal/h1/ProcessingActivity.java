@@ -84,6 +84,19 @@ final class ProcessingActivity {
     }
 
     /**
+     * Whether a thread is processing now (between its {@link #enter()} and the {@link #exit()} that lets it leave). A
+     * volatile read: a thread that wrote a flag (say, that the connection closed) before calling this, and a processing
+     * thread that reads the flag after its {@code enter()} or {@code exit()} (each a CAS on the same word), cannot both
+     * miss each other.
+     *
+     * @return true if a thread is inside processing
+     */
+    boolean isProcessing() {
+        long current = state;
+        return current != CLOSED_IDLE && (current & ACTIVE) != 0;
+    }
+
+    /**
      * @return the state to pass to {@link #closeIfUnchanged} if no thread is processing and the connection is not
      *     closed yet; {@link #CLOSED_IDLE} otherwise
      */

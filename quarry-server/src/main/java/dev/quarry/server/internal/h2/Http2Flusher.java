@@ -9,10 +9,12 @@ import dev.quarry.core.buffer.RetainableByteBuffer;
 import dev.quarry.core.timer.HashedWheelTimer;
 import dev.quarry.core.timer.Timeout;
 import dev.quarry.http.HttpFields;
+import dev.quarry.http.HttpStatus;
 import dev.quarry.http.h2.ErrorCode;
 import dev.quarry.http.h2.FrameGenerator;
 import dev.quarry.http.h2.Http2Settings;
 import dev.quarry.io.EndPoint;
+import java.lang.System.Logger.Level;
 import java.nio.BufferOverflowException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -36,6 +38,7 @@ import java.util.function.Consumer;
  * lock, held only while frames are generated, never during the write.
  */
 final class Http2Flusher extends IteratingCallback {
+    private static final System.Logger LOG = System.getLogger(Http2Flusher.class.getName());
     private static final int COPY_THRESHOLD = 4096;
     private static final int FRAME_HEADER = 9;
     /**
@@ -582,7 +585,17 @@ final class Http2Flusher extends IteratingCallback {
 
         @Override
         Generated generate(Http2Flusher flusher, ByteBuffer out) {
+            if (!headersSent && fields != null && HttpStatus.isInformational(status) && stream.isFinalHeadSent()) {
+                // A 100 Continue queued by a demand on one thread after the final head queued on another (RFC 9110
+                // 15.2: interim responses come before the final one). Decided here, under the lock and in the
+                // stream's order, where the head has either gone out already or not.
+                LOG.log(Level.DEBUG, () -> "dropping a " + status + " after the final response head on " + stream);
+                return Generated.DONE;
+            }
             if (!headersSent && fields != null) {
+                if (!HttpStatus.isInformational(status)) {
+                    stream.onFinalHeadSent();
+                }
                 boolean endWithHeaders = last && (content == null || !content.hasRemaining()) && trailers == null;
                 flusher.generator().responseHeaders(out, stream.id(), status, fields, endWithHeaders);
                 headersSent = true;

@@ -42,6 +42,8 @@ final class Http2Stream implements HttpStream {
     // Guarded by the session lock.
     private boolean remoteClosed;
     private boolean endStreamSent;
+    // The final (non-1xx) response head went out: an interim response may no longer follow. Under the lock.
+    private boolean finalHeadSent;
     private boolean completed;
     private boolean demanding;
     // The request asked for 100 Continue and neither content nor a 100 has passed yet: the first demand sends it.
@@ -297,7 +299,8 @@ final class Http2Stream implements HttpStream {
         } else if (sendContinue) {
             // RFC 9110 10.1.1 and RFC 9113 8.1: a HEADERS frame with :status 100 and no END_STREAM, ahead of the
             // response (the flusher keeps a stream's entries in order). A final response sent without reading never
-            // gets here, so the client learns from it alone that its body is not wanted.
+            // gets here, so the client learns from it alone that its body is not wanted. A head sent on another thread
+            // since the check above may be queued first: the flusher then drops this 100 (it decides under its lock).
             session.send(new Http2Flusher.ResponseEntry(
                     this, HttpStatus.CONTINUE_100, new HttpFields(0), null, false, null, Callback.NOOP));
         }
@@ -406,6 +409,16 @@ final class Http2Stream implements HttpStream {
         }
         sendWindow = (int) next;
         return true;
+    }
+
+    /** Under the lock: the flusher generated the final response head. */
+    void onFinalHeadSent() {
+        finalHeadSent = true;
+    }
+
+    /** @return whether the final response head was generated; under the lock */
+    boolean isFinalHeadSent() {
+        return finalHeadSent;
     }
 
     void onEndStreamSent() {

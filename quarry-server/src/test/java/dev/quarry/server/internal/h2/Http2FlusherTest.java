@@ -7,13 +7,16 @@ import dev.quarry.core.InvocationType;
 import dev.quarry.core.buffer.ByteBufferPool;
 import dev.quarry.core.test.LeakTrackingPoolExtension;
 import dev.quarry.core.timer.HashedWheelTimer;
+import dev.quarry.http.HttpFields;
 import dev.quarry.http.h2.FrameGenerator;
 import dev.quarry.http.hpack.HpackEncoder;
 import dev.quarry.io.EndPoint;
+import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.lang.reflect.Proxy;
 import java.nio.ByteBuffer;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.ReentrantLock;
@@ -47,6 +50,81 @@ class Http2FlusherTest {
                         }
                     }
                 });
+    }
+
+    /** An endpoint like {@link #synchronousEndPoint()} that keeps every byte written. */
+    private static EndPoint recordingEndPoint(ByteArrayOutputStream written) {
+        return (EndPoint) Proxy.newProxyInstance(
+                EndPoint.class.getClassLoader(), new Class<?>[] {EndPoint.class}, (proxy, method, args) -> {
+                    switch (method.getName()) {
+                        case "write" -> {
+                            for (ByteBuffer buffer : (ByteBuffer[]) args[1]) {
+                                while (buffer.hasRemaining()) {
+                                    written.write(buffer.get());
+                                }
+                            }
+                            ((Callback) args[0]).succeeded();
+                            return null;
+                        }
+                        case "isOpen" -> {
+                            return true;
+                        }
+                        case "toString" -> {
+                            return "RecordingEndPoint";
+                        }
+                        default -> {
+                            return method.getReturnType() == long.class ? 0L : null;
+                        }
+                    }
+                });
+    }
+
+    /** @return the type of each frame in {@code bytes}, in order */
+    private static List<Integer> frameTypes(byte[] bytes) {
+        List<Integer> types = new ArrayList<>();
+        for (int at = 0; at + 9 <= bytes.length; ) {
+            int length = ((bytes[at] & 0xFF) << 16) | ((bytes[at + 1] & 0xFF) << 8) | (bytes[at + 2] & 0xFF);
+            types.add(bytes[at + 3] & 0xFF);
+            at += 9 + length;
+        }
+        return types;
+    }
+
+    /**
+     * A demand on one thread decided to send 100 Continue while the handler's thread sent the final head: the 100 is
+     * queued behind the head. It must not go out after it (RFC 9110 15.2): a second head would be malformed.
+     */
+    @Test
+    void aOneHundredQueuedAfterTheFinalHeadIsDropped(ByteBufferPool pool) {
+        ByteArrayOutputStream written = new ByteArrayOutputStream();
+        Http2Flusher flusher = new Http2Flusher(
+                new ReentrantLock(),
+                new HashedWheelTimer(), // never started: nothing is held back here
+                Duration.ofMillis(200),
+                recordingEndPoint(written),
+                pool,
+                new FrameGenerator(new HpackEncoder()),
+                new NoWindows(),
+                16_384);
+        Http2Stream stream = new Http2Stream(1, null, 65_535);
+        List<String> outcomes = new CopyOnWriteArrayList<>();
+        flusher.offer(new Http2Flusher.ResponseEntry(stream, 200, new HttpFields(), null, false, null, Callback.NOOP));
+        flusher.offer(new Http2Flusher.ResponseEntry(
+                stream,
+                100,
+                new HttpFields(0),
+                null,
+                false,
+                null,
+                Callback.from(
+                        InvocationType.NON_BLOCKING,
+                        () -> outcomes.add("100 done"),
+                        x -> outcomes.add("100 failed: " + x))));
+        flusher.iterate();
+
+        assertEquals(List.of(1), frameTypes(written.toByteArray()), "one HEADERS frame, the final head's");
+        assertEquals(List.of("100 done"), outcomes, "the dropped 100's callback still completes");
+        flusher.release();
     }
 
     private static final class NoWindows implements Http2Flusher.Windows {
