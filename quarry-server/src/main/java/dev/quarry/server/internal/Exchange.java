@@ -88,7 +88,7 @@ public final class Exchange {
      */
     Exchange() {
         this.request = new ServerRequest(this, new HttpFields(16));
-        this.response = new ServerResponse(this, new HttpFields(8));
+        this.response = new ServerResponse(this, new HttpFields(8), true);
     }
 
     /**
@@ -108,7 +108,7 @@ public final class Exchange {
             String authority,
             long contentLength) {
         this.request = new ServerRequest(this, requestFields);
-        this.response = new ServerResponse(this, new HttpFields(8));
+        this.response = new ServerResponse(this, new HttpFields(8), false);
         start(context, stream, endPoint, method, target, version, scheme, authority, contentLength);
     }
 
