@@ -31,8 +31,8 @@ import java.util.function.Supplier;
  *
  * <p>Thread-safety: one write at a time (enforced), from any thread; the write callback object and the head are
  * reused, so a write allocates nothing, and a blocking write reuses its {@link BlockingSend} (callback and, for
- * {@code send(String)} on a recycled response, the text's bytes). An HTTP/1.1 response is recycled with its {@link Exchange} for the next
- * request ({@link #recycle()}).
+ * {@code send(String)} on a recycled response, the text's bytes). An HTTP/1.1 response is recycled with its
+ * {@link Exchange} for the next request ({@link #recycle()}).
  */
 public final class ServerResponse implements Response {
     static final ByteBuffer EMPTY = ByteBuffer.allocate(0).asReadOnlyBuffer();
