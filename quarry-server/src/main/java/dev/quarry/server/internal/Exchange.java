@@ -48,6 +48,7 @@ public final class Exchange {
     private static final VarHandle DONE;
     private static final VarHandle ERROR_PAGE_STARTED;
     private static final VarHandle GENERATION;
+    private static final VarHandle DISPATCHED;
     private static final String TEXT_PLAIN_UTF8 = "text/plain; charset=utf-8";
 
     static {
@@ -57,6 +58,7 @@ public final class Exchange {
             DONE = lookup.findVarHandle(Exchange.class, "done", boolean.class);
             ERROR_PAGE_STARTED = lookup.findVarHandle(Exchange.class, "errorPageStarted", boolean.class);
             GENERATION = lookup.findVarHandle(Exchange.class, "generation", int.class);
+            DISPATCHED = lookup.findVarHandle(Exchange.class, "dispatched", HandlerInvoker.Dispatched.class);
         } catch (ReflectiveOperationException x) {
             throw new ExceptionInInitializerError(x);
         }
@@ -75,6 +77,10 @@ public final class Exchange {
 
     @SuppressWarnings("unused") // through DONE
     private volatile boolean done;
+
+    // The task object of this exchange's next blocking dispatch, kept across recycling (see HandlerInvoker.Dispatched).
+    @SuppressWarnings("unused") // through DISPATCHED
+    private volatile HandlerInvoker.Dispatched dispatched;
 
     // One error page per exchange: a page that fails, or answers another error, gets the plain default instead of
     // another page (no loops).
@@ -100,7 +106,7 @@ public final class Exchange {
      */
     Exchange() {
         this.request = new ServerRequest(this, new HttpFields(16));
-        this.response = new ServerResponse(this, new HttpFields(8));
+        this.response = new ServerResponse(this, new HttpFields(8), true);
     }
 
     /**
@@ -120,7 +126,7 @@ public final class Exchange {
             String authority,
             long contentLength) {
         this.request = new ServerRequest(this, requestFields);
-        this.response = new ServerResponse(this, new HttpFields(8));
+        this.response = new ServerResponse(this, new HttpFields(8), false);
         start(context, stream, endPoint, method, target, version, scheme, authority, contentLength);
     }
 
@@ -266,6 +272,16 @@ public final class Exchange {
 
     HandlerInvoker invoker() {
         return context.invoker();
+    }
+
+    /** @return the dispatch task object kept by this exchange, taken (null if another dispatch holds it) */
+    HandlerInvoker.Dispatched takeDispatched() {
+        return (HandlerInvoker.Dispatched) DISPATCHED.getAndSet(this, null);
+    }
+
+    /** Keeps a dispatch task object that its thread is done with, for this exchange's next blocking dispatch. */
+    void giveBackDispatched(HandlerInvoker.Dispatched task) {
+        DISPATCHED.setRelease(this, task);
     }
 
     HttpStream stream() {

@@ -36,7 +36,8 @@ import java.util.concurrent.atomic.LongAdder;
  * of queueing without limit. With platform threads the bound ({@code maxConcurrentRequests + maxQueuedRequests}) counts
  * every blocking handler, dispatched or run in place.
  *
- * <p>Thread-safety: any thread. Cost: two type checks and a mark read per handler; a dispatch allocates its task.
+ * <p>Thread-safety: any thread. Cost: two type checks and a mark read per handler; a dispatch reuses the task object
+ * of its exchange when that one is free (an HTTP/1.1 exchange is recycled, so a dispatch allocates none there).
  */
 public final class HandlerInvoker {
     private static final System.Logger LOG = System.getLogger(HandlerInvoker.class.getName());
@@ -104,7 +105,7 @@ public final class HandlerInvoker {
                 if (!mustNotBlock && Thread.currentThread().isVirtual()) {
                     run(handler, request, response, callback); // already on a handler's virtual thread
                 } else {
-                    blockingExecutor.execute(new Dispatched(handler, request, response, callback, false));
+                    blockingExecutor.execute(dispatched(handler, request, response, callback, false));
                 }
                 return;
             }
@@ -125,7 +126,7 @@ public final class HandlerInvoker {
                 return;
             }
             try {
-                blockingExecutor.execute(new Dispatched(handler, request, response, callback, true));
+                blockingExecutor.execute(dispatched(handler, request, response, callback, true));
             } catch (RejectedExecutionException x) {
                 platformAdmitted.decrementAndGet();
                 throw x;
@@ -194,30 +195,73 @@ public final class HandlerInvoker {
         response.write(true, ByteBuffer.wrap(OVERLOADED), callback);
     }
 
-    /** A blocking handler on its way to the blocking executor. */
-    private final class Dispatched implements Invocable.Task {
-        private final AsyncHandler handler;
-        private final Request request;
-        private final Response response;
-        private final Callback callback;
-        private final boolean admitted;
+    /** @return the task that runs a blocking handler: the exchange's own when it is free, else a new one */
+    private Dispatched dispatched(
+            AsyncHandler handler, Request request, Response response, Callback callback, boolean admitted) {
+        Exchange exchange = Exchange.of(request);
+        Dispatched task = exchange != null ? exchange.takeDispatched() : null;
+        if (task == null) {
+            task = new Dispatched();
+        }
+        task.set(this, handler, request, response, callback, admitted, exchange);
+        return task;
+    }
 
-        Dispatched(AsyncHandler handler, Request request, Response response, Callback callback, boolean admitted) {
+    /**
+     * A blocking handler on its way to the blocking executor. An exchange keeps one for its next dispatch: taken by a
+     * dispatch (so that two dispatches at once never share one), given back by its thread once the handler returned,
+     * when nothing reads its fields any more. One that never runs (refused, or dropped at stop) is simply not given
+     * back.
+     *
+     * <p>Thread-safety: filled by the dispatching thread before the executor starts it (which publishes the fields),
+     * then read and cleared by the thread that runs it.
+     */
+    static final class Dispatched implements Invocable.Task {
+        private HandlerInvoker invoker;
+        private AsyncHandler handler;
+        private Request request;
+        private Response response;
+        private Callback callback;
+        private boolean admitted;
+        private Exchange home;
+
+        void set(
+                HandlerInvoker invoker,
+                AsyncHandler handler,
+                Request request,
+                Response response,
+                Callback callback,
+                boolean admitted,
+                Exchange home) {
+            this.invoker = invoker;
             this.handler = handler;
             this.request = request;
             this.response = response;
             this.callback = callback;
             this.admitted = admitted;
+            this.home = home;
         }
 
         @Override
         public void run() {
+            HandlerInvoker owner = invoker;
+            AsyncHandler target = handler;
+            Request runRequest = request;
+            Response runResponse = response;
+            Callback runCallback = callback;
+            boolean counted = admitted;
+            Exchange exchange = home;
             try {
-                HandlerInvoker.run(handler, request, response, callback);
+                HandlerInvoker.run(target, runRequest, runResponse, runCallback);
             } finally {
-                if (admitted) {
-                    platformAdmitted.decrementAndGet();
+                if (counted) {
+                    owner.platformAdmitted.decrementAndGet();
                 }
+            }
+            if (exchange != null) {
+                // Forgotten before it is given back: a pooled exchange keeps no handler or filter callback alive.
+                set(null, null, null, null, null, false, null);
+                exchange.giveBackDispatched(this);
             }
         }
 
@@ -228,7 +272,10 @@ public final class HandlerInvoker {
 
         @Override
         public String toString() {
-            return "Dispatched[" + request.method() + " " + request.target() + " -> " + handler + "]";
+            Request current = request;
+            return current == null
+                    ? "Dispatched[idle]"
+                    : "Dispatched[" + current.method() + " " + current.target() + " -> " + handler + "]";
         }
     }
 }

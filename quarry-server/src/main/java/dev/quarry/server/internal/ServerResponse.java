@@ -1,12 +1,13 @@
 package dev.quarry.server.internal;
 
 import dev.quarry.core.Callback;
-import dev.quarry.core.FutureCallback;
 import dev.quarry.core.InvocationType;
+import dev.quarry.http.HttpField;
 import dev.quarry.http.HttpFields;
 import dev.quarry.http.HttpHeader;
 import dev.quarry.http.HttpMethod;
 import dev.quarry.http.HttpStatus;
+import dev.quarry.http.PreEncodedHttpField;
 import dev.quarry.server.Response;
 import dev.quarry.server.ResponseOutputStream;
 import java.io.IOException;
@@ -29,12 +30,15 @@ import java.util.function.Supplier;
  * the wire (HEAD, 1xx, 204, 304), which declare the length a GET would have had.
  *
  * <p>Thread-safety: one write at a time (enforced), from any thread; the write callback object and the head are
- * reused, so a write allocates nothing. An HTTP/1.1 response is recycled with its {@link Exchange} for the next
- * request ({@link #recycle()}).
+ * reused, so a write allocates nothing, and a blocking write reuses its {@link BlockingSend} (callback and, for
+ * {@code send(String)} on a recycled response, the text's bytes). An HTTP/1.1 response is recycled with its
+ * {@link Exchange} for the next request ({@link #recycle()}).
  */
 public final class ServerResponse implements Response {
     static final ByteBuffer EMPTY = ByteBuffer.allocate(0).asReadOnlyBuffer();
-    private static final String TEXT_PLAIN_UTF8 = "text/plain; charset=utf-8";
+    // One immutable field for every send(String): putting it allocates nothing, and HTTP/1.1 copies its bytes.
+    private static final HttpField TEXT_PLAIN_UTF8 =
+            new PreEncodedHttpField(HttpHeader.CONTENT_TYPE, "text/plain; charset=utf-8");
 
     // The write state: a write is pending; the exchange's completion waits for it (the handler completed while its
     // last write was still pending). One word, so that completing never reads the state after publishing its wait: the
@@ -42,10 +46,13 @@ public final class ServerResponse implements Response {
     private static final int WRITING = 1;
     private static final int COMPLETE_AFTER_WRITE = 2;
     private static final VarHandle WRITE_STATE;
+    private static final VarHandle BLOCKING_SEND;
 
     static {
         try {
-            WRITE_STATE = MethodHandles.lookup().findVarHandle(ServerResponse.class, "writeState", int.class);
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            WRITE_STATE = lookup.findVarHandle(ServerResponse.class, "writeState", int.class);
+            BLOCKING_SEND = lookup.findVarHandle(ServerResponse.class, "blockingSend", BlockingSend.class);
         } catch (ReflectiveOperationException x) {
             throw new ExceptionInInitializerError(x);
         }
@@ -53,12 +60,19 @@ public final class ServerResponse implements Response {
 
     private final Exchange exchange;
     private final HttpFields fields;
+    // Recycled with its exchange (HTTP/1.1): worth keeping a send(String)'s text bytes for the next request.
+    private final boolean recyclable;
     private final WriteCallback writeCallback = new WriteCallback();
     // Refilled at each commit: the stream reads it during the send only.
     private final ResponseHead commitHead = new ResponseHead(HttpStatus.OK_200, null, -1);
 
     @SuppressWarnings("unused") // through WRITE_STATE
     private volatile int writeState;
+
+    // The blocking writes' callback and text bytes, made by the first one: taken by each blocking write, given back
+    // when the write completed (see BlockingSend). Kept across recycling.
+    @SuppressWarnings("unused") // through BLOCKING_SEND
+    private volatile BlockingSend blockingSend;
 
     // The exchange's completion while COMPLETE_AFTER_WRITE is set: written before the CAS that sets it, read after the
     // one that clears it.
@@ -74,9 +88,10 @@ public final class ServerResponse implements Response {
     private Supplier<HttpFields> trailers;
     private ResponseOutputStream outputStream;
 
-    ServerResponse(Exchange exchange, HttpFields fields) {
+    ServerResponse(Exchange exchange, HttpFields fields, boolean recyclable) {
         this.exchange = exchange;
         this.fields = fields;
+        this.recyclable = recyclable;
     }
 
     @Override
@@ -325,10 +340,16 @@ public final class ServerResponse implements Response {
     @Override
     public void send(String text) throws IOException {
         if (!fields.contains(HttpHeader.CONTENT_TYPE)) {
-            fields.put(HttpHeader.CONTENT_TYPE, TEXT_PLAIN_UTF8);
+            fields.put(TEXT_PLAIN_UTF8);
         }
-        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
-        blockingWrite(true, ByteBuffer.wrap(bytes));
+        BlockingSend blocking = takeBlockingSend();
+        // A recycled response keeps the bytes for the next request; a response used once (HTTP/2) would only add a
+        // copy to what the JDK's encoder allocates anyway.
+        ByteBuffer content = recyclable ? blocking.encodeAscii(text) : null;
+        if (content == null) {
+            content = ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8));
+        }
+        blockingWrite(true, content, blocking);
     }
 
     @Override
@@ -346,9 +367,26 @@ public final class ServerResponse implements Response {
     }
 
     void blockingWrite(boolean last, ByteBuffer content) throws IOException {
-        FutureCallback done = new FutureCallback();
-        write(last, content, done);
-        done.block();
+        blockingWrite(last, content, takeBlockingSend());
+    }
+
+    /** Takes the blocking writes' callback, so that two threads writing at once (a misuse) never share it. */
+    private BlockingSend takeBlockingSend() {
+        BlockingSend blocking = (BlockingSend) BLOCKING_SEND.getAndSet(this, null);
+        return blocking != null ? blocking : new BlockingSend();
+    }
+
+    private void blockingWrite(boolean last, ByteBuffer content, BlockingSend blocking) throws IOException {
+        blocking.arm();
+        try {
+            write(last, content, blocking);
+            blocking.block();
+        } finally {
+            // Given back only when its write is over: a waiter interrupted first abandons it to the late completion.
+            if (blocking.isCompleted()) {
+                blockingSend = blocking;
+            }
+        }
     }
 
     @Override
