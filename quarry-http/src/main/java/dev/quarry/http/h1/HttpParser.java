@@ -147,9 +147,7 @@ public final class HttpParser {
                         if (field != null) {
                             listener.header(field);
                         }
-                        if (!core.sectionEnded()) {
-                            core.parseField(false);
-                        } else if (headerComplete()) {
+                        if (!core.continueSection(false) && headerComplete()) {
                             return true;
                         }
                     }
@@ -189,9 +187,7 @@ public final class HttpParser {
                         if (field != null) {
                             listener.trailer(field);
                         }
-                        if (!core.sectionEnded()) {
-                            core.parseField(true);
-                        } else {
+                        if (!core.continueSection(true)) {
                             state = State.MESSAGE_END;
                         }
                     }

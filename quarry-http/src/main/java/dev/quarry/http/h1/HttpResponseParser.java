@@ -138,9 +138,7 @@ public final class HttpResponseParser {
                         if (field != null) {
                             listener.header(field);
                         }
-                        if (!core.sectionEnded()) {
-                            core.parseField(false);
-                        } else if (headerComplete()) {
+                        if (!core.continueSection(false) && headerComplete()) {
                             return true;
                         }
                     }
@@ -196,9 +194,7 @@ public final class HttpResponseParser {
                         if (field != null) {
                             listener.trailer(field);
                         }
-                        if (!core.sectionEnded()) {
-                            core.parseField(true);
-                        } else {
+                        if (!core.continueSection(true)) {
                             state = State.MESSAGE_END;
                         }
                     }

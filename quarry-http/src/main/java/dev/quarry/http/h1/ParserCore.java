@@ -144,11 +144,6 @@ final class ParserCore {
         fieldCount = 0;
     }
 
-    /** @return whether the line just handled by {@link #headerLine} or {@link #trailerLine} ends its section */
-    boolean sectionEnded() {
-        return line.isEmpty();
-    }
-
     /**
      * Handles a header line: a continuation (obs-fold) joins the pending field; a field line or the empty line completes
      * it, feeding the framing checks and the field cache.
@@ -195,14 +190,15 @@ final class ParserCore {
     }
 
     /**
-     * Parses the field line handled by {@link #headerLine} or {@link #trailerLine}, once the field it completed is
-     * reported; does nothing for a continuation line or the empty line.
+     * Finishes the line handled by {@link #headerLine} or {@link #trailerLine}, once the field it completed is reported:
+     * parses it if it starts a field.
      *
      * @param trailer true in the trailer section: its fields are not cached and some may not be trailers at all
+     * @return whether the section goes on: false after the empty line that ends it
      */
-    void parseField(boolean trailer) {
+    boolean continueSection(boolean trailer) {
         if (!fieldLine) {
-            return;
+            return !line.isEmpty();
         }
         fieldLine = false;
         if (++fieldCount > config.maxFieldCount()) {
@@ -214,17 +210,18 @@ final class ParserCore {
         pending = field;
         if (!trailer) {
             pendingCached = fieldParser.lastWasCached();
-            return;
+            return true;
         }
         pendingCached = false;
         Optional<HttpHeader> header = field.header();
         if (header.isPresent() && header.get().isForbiddenInTrailer()) {
             throw new BadMessageException("field not allowed in a trailer section (RFC 9110 §6.5.1): " + line.quote());
         }
+        return true;
     }
 
     // @return false for a continuation line (folded into the pending field), true when the line completes the pending
-    //     field: the empty line, or a field line (then marked for parseField)
+    //     field: the empty line, or a field line (then marked for continueSection)
     private boolean sectionLine(boolean lenientLineEnd) {
         checkLineEnd(lenientLineEnd);
         sectionSize += line.size();
