@@ -8,7 +8,6 @@ import dev.quarry.http.HttpMethod;
 import dev.quarry.http.HttpVersion;
 import dev.quarry.http.internal.HttpChars;
 import java.nio.ByteBuffer;
-import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -48,7 +47,7 @@ import java.util.Optional;
  *
  * <p>Thread-safety: not thread-safe; one parser per connection, used by one thread at a time.
  */
-public final class HttpParser {
+public final class HttpParser extends ParserCore {
 
     /** Where the parser is in a message. */
     public enum State {
@@ -83,11 +82,7 @@ public final class HttpParser {
     private static final byte[] PREFACE_TAIL = {'\r', '\n', 'S', 'M', '\r', '\n', '\r', '\n'};
 
     private final HttpRequestListener listener;
-    private final HttpParserConfig config;
     private final RequestLine requestLine = new RequestLine();
-    // Lines, field sections and content, shared with HttpResponseParser; see ParserCore for why it calls no listener.
-    private final ParserCore core;
-    private final LineReader line;
 
     private State state = State.REQUEST_LINE;
     private boolean eof;
@@ -106,10 +101,8 @@ public final class HttpParser {
      * @param config the limits and compliance mode
      */
     public HttpParser(HttpRequestListener listener, HttpParserConfig config) {
-        this.listener = Objects.requireNonNull(listener, "listener");
-        this.config = Objects.requireNonNull(config, "config");
-        this.core = new ParserCore(config, true);
-        this.line = core.line;
+        super(checkArguments(listener, config), true);
+        this.listener = listener;
     }
 
     /**
@@ -126,7 +119,7 @@ public final class HttpParser {
             while (true) {
                 switch (state) {
                     case REQUEST_LINE -> {
-                        if (!core.nextLine(buffer, ParserCore.START_LINE)) {
+                        if (!nextLine(buffer, ParserCore.START_LINE)) {
                             return needMore();
                         }
                         onRequestLine();
@@ -140,27 +133,27 @@ public final class HttpParser {
                         return true;
                     }
                     case HEADERS -> {
-                        if (!core.nextLine(buffer, ParserCore.HEADERS)) {
+                        if (!nextLine(buffer, ParserCore.HEADERS)) {
                             return needMore();
                         }
-                        HttpField field = core.headerLine(requestLine.version());
+                        HttpField field = headerLine(requestLine.version());
                         if (field != null) {
                             listener.header(field);
                         }
-                        if (!core.continueSection(false) && headerComplete()) {
+                        if (!continueSection(false) && headerComplete()) {
                             return true;
                         }
                     }
                     case CONTENT, CHUNK_DATA -> {
-                        if (core.remaining() == 0) {
+                        if (remaining == 0) {
                             state = state == State.CONTENT ? State.CONTENT_END : State.CHUNK_END;
                             continue;
                         }
                         if (!buffer.hasRemaining()) {
                             return needMore();
                         }
-                        ByteBuffer chunk = core.content(buffer);
-                        if (core.remaining() == 0) {
+                        ByteBuffer chunk = content(buffer);
+                        if (remaining == 0) {
                             state = state == State.CONTENT ? State.CONTENT_END : State.CHUNK_END;
                         }
                         if (listener.content(chunk)) {
@@ -168,32 +161,32 @@ public final class HttpParser {
                         }
                     }
                     case CHUNK_SIZE -> {
-                        if (!core.nextLine(buffer, ParserCore.CHUNK_LINE)) {
+                        if (!nextLine(buffer, ParserCore.CHUNK_LINE)) {
                             return needMore();
                         }
-                        state = core.chunkLine() ? State.CHUNK_DATA : State.CONTENT_END;
+                        state = chunkLine() ? State.CHUNK_DATA : State.CONTENT_END;
                     }
                     case CHUNK_END -> {
-                        if (!core.chunkEnd(buffer)) {
+                        if (!chunkEnd(buffer)) {
                             return needMore();
                         }
                         state = State.CHUNK_SIZE;
                     }
                     case TRAILERS -> {
-                        if (!core.nextLine(buffer, ParserCore.TRAILERS)) {
+                        if (!nextLine(buffer, ParserCore.TRAILERS)) {
                             return needMore();
                         }
-                        HttpField field = core.trailerLine();
+                        HttpField field = trailerLine();
                         if (field != null) {
                             listener.trailer(field);
                         }
-                        if (!core.continueSection(true)) {
+                        if (!continueSection(true)) {
                             state = State.MESSAGE_END;
                         }
                     }
                     case CONTENT_END -> {
-                        state = core.framing.chunked() ? State.TRAILERS : State.MESSAGE_END;
-                        core.startSection();
+                        state = framing.chunked() ? State.TRAILERS : State.MESSAGE_END;
+                        startSection();
                         if (listener.contentComplete()) {
                             return true;
                         }
@@ -236,7 +229,7 @@ public final class HttpParser {
     // --- request line and preface ----------------------------------------------------------------------------------
 
     private void onRequestLine() {
-        core.checkLineEnd(true);
+        checkLineEnd(true);
         if (line.isEmpty()) {
             if (++leadingEmptyLines > config.maxLeadingEmptyLines()) {
                 throw new BadMessageException(
@@ -256,7 +249,7 @@ public final class HttpParser {
         HttpVersion version = requestLine.version();
         persistent = version.persistentByDefault();
         state = State.HEADERS;
-        core.startSection();
+        startSection();
         listener.startRequest(requestLine.method(), requestLine.target(), version);
     }
 
@@ -285,15 +278,14 @@ public final class HttpParser {
 
     private boolean headerComplete() {
         HttpVersion version = requestLine.version();
-        MessageFraming framing = core.framing;
         framing.complete(version, config.maxContentLength());
         persistent = framing.persistent(version);
         if (framing.chunked()) {
-            core.expectUnknownLength();
+            expectUnknownLength();
             state = State.CHUNK_SIZE;
         } else {
             long contentLength = Math.max(framing.contentLength(), 0);
-            core.expectContent(contentLength);
+            expectContent(contentLength);
             state = contentLength > 0 ? State.CONTENT : State.CONTENT_END;
         }
         return listener.headerComplete();
@@ -319,7 +311,7 @@ public final class HttpParser {
         leadingEmptyLines = 0;
         prefaceIndex = 0;
         requestLine.reset();
-        core.reset();
+        resetMessage();
     }
 
     /**
@@ -381,12 +373,12 @@ public final class HttpParser {
      *     when there is no content, -1 when chunked or not yet known
      */
     public long contentLength() {
-        return core.contentLength();
+        return contentLength;
     }
 
     /** @return whether the current request's content is chunked */
     public boolean isChunked() {
-        return core.framing.chunked() && state.ordinal() >= State.CONTENT.ordinal();
+        return framing.chunked() && state.ordinal() >= State.CONTENT.ordinal();
     }
 
     /**
@@ -399,7 +391,7 @@ public final class HttpParser {
 
     /** @return whether the current request has {@code Expect: 100-continue} (valid once headers are complete) */
     public boolean expectsContinue() {
-        return core.framing.expectContinue();
+        return framing.expectContinue();
     }
 
     /** @return the current request's version, once its request line is parsed */
@@ -419,7 +411,7 @@ public final class HttpParser {
 
     /** @return the number of fields this connection's cache learned (for tests and dumps) */
     public int learnedFieldCount() {
-        return core.fieldParser.learnedCount();
+        return fieldParser.learnedCount();
     }
 
     @Override
@@ -428,13 +420,13 @@ public final class HttpParser {
                 + (requestLine.method() == null
                         ? ""
                         : ", " + requestLine.method() + " " + requestLine.target() + " " + requestLine.version())
-                + ", contentLength=" + core.contentLength()
-                + ", remaining=" + core.remaining()
-                + ", chunked=" + core.framing.chunked()
+                + ", contentLength=" + contentLength
+                + ", remaining=" + remaining
+                + ", chunked=" + framing.chunked()
                 + ", persistent=" + persistent
                 + ", partial=" + line.partial()
                 + ", eof=" + eof
-                + ", learned=" + core.fieldParser.learnedCount()
-                + ", compliance=" + core.compliance.name() + "}";
+                + ", learned=" + fieldParser.learnedCount()
+                + ", compliance=" + compliance.name() + "}";
     }
 }

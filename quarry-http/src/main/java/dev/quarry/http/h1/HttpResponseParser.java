@@ -8,7 +8,6 @@ import dev.quarry.http.HttpVersion;
 import dev.quarry.http.internal.HttpChars;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.Objects;
 
 /**
  * A strict push parser of HTTP/1.1 responses (RFC 9112), the client's sibling of {@link HttpParser}: the same
@@ -32,7 +31,7 @@ import java.util.Objects;
  *
  * <p>Thread-safety: not thread-safe; one parser per connection, used by one thread at a time.
  */
-public final class HttpResponseParser {
+public final class HttpResponseParser extends ParserCore {
 
     /** Where the parser is in a response. */
     public enum State {
@@ -65,10 +64,6 @@ public final class HttpResponseParser {
     private static final byte[] HTTP_1_ = "HTTP/1.".getBytes(StandardCharsets.US_ASCII);
 
     private final HttpResponseListener listener;
-    private final HttpParserConfig config;
-    // Lines, field sections and content, shared with HttpParser; see ParserCore for why it calls no listener.
-    private final ParserCore core;
-    private final LineReader line;
 
     private State state = State.STATUS_LINE;
     private boolean eof;
@@ -87,10 +82,8 @@ public final class HttpResponseParser {
      * @param config the limits and compliance mode
      */
     public HttpResponseParser(HttpResponseListener listener, HttpParserConfig config) {
-        this.listener = Objects.requireNonNull(listener, "listener");
-        this.config = Objects.requireNonNull(config, "config");
-        this.core = new ParserCore(config, false);
-        this.line = core.line;
+        super(checkArguments(listener, config), false);
+        this.listener = listener;
     }
 
     /**
@@ -125,33 +118,33 @@ public final class HttpResponseParser {
             while (true) {
                 switch (state) {
                     case STATUS_LINE -> {
-                        if (!core.nextLine(buffer, ParserCore.START_LINE)) {
+                        if (!nextLine(buffer, ParserCore.START_LINE)) {
                             return needMore();
                         }
                         onStatusLine();
                     }
                     case HEADERS -> {
-                        if (!core.nextLine(buffer, ParserCore.HEADERS)) {
+                        if (!nextLine(buffer, ParserCore.HEADERS)) {
                             return needMore();
                         }
-                        HttpField field = core.headerLine(version);
+                        HttpField field = headerLine(version);
                         if (field != null) {
                             listener.header(field);
                         }
-                        if (!core.continueSection(false) && headerComplete()) {
+                        if (!continueSection(false) && headerComplete()) {
                             return true;
                         }
                     }
                     case CONTENT, CHUNK_DATA -> {
-                        if (core.remaining() == 0) {
+                        if (remaining == 0) {
                             state = state == State.CONTENT ? State.CONTENT_END : State.CHUNK_END;
                             continue;
                         }
                         if (!buffer.hasRemaining()) {
                             return needMore();
                         }
-                        ByteBuffer chunk = core.content(buffer);
-                        if (core.remaining() == 0) {
+                        ByteBuffer chunk = content(buffer);
+                        if (remaining == 0) {
                             state = state == State.CONTENT ? State.CONTENT_END : State.CHUNK_END;
                         }
                         if (listener.content(chunk)) {
@@ -175,32 +168,32 @@ public final class HttpResponseParser {
                         }
                     }
                     case CHUNK_SIZE -> {
-                        if (!core.nextLine(buffer, ParserCore.CHUNK_LINE)) {
+                        if (!nextLine(buffer, ParserCore.CHUNK_LINE)) {
                             return needMore();
                         }
-                        state = core.chunkLine() ? State.CHUNK_DATA : State.CONTENT_END;
+                        state = chunkLine() ? State.CHUNK_DATA : State.CONTENT_END;
                     }
                     case CHUNK_END -> {
-                        if (!core.chunkEnd(buffer)) {
+                        if (!chunkEnd(buffer)) {
                             return needMore();
                         }
                         state = State.CHUNK_SIZE;
                     }
                     case TRAILERS -> {
-                        if (!core.nextLine(buffer, ParserCore.TRAILERS)) {
+                        if (!nextLine(buffer, ParserCore.TRAILERS)) {
                             return needMore();
                         }
-                        HttpField field = core.trailerLine();
+                        HttpField field = trailerLine();
                         if (field != null) {
                             listener.trailer(field);
                         }
-                        if (!core.continueSection(true)) {
+                        if (!continueSection(true)) {
                             state = State.MESSAGE_END;
                         }
                     }
                     case CONTENT_END -> {
-                        state = core.framing.chunked() && !noContent() ? State.TRAILERS : State.MESSAGE_END;
-                        core.startSection();
+                        state = framing.chunked() && !noContent() ? State.TRAILERS : State.MESSAGE_END;
+                        startSection();
                         if (listener.contentComplete()) {
                             return true;
                         }
@@ -244,7 +237,7 @@ public final class HttpResponseParser {
 
     // status-line = HTTP-version SP status-code SP [ reason-phrase ] (RFC 9112 §4)
     private void onStatusLine() {
-        core.checkLineEnd(true);
+        checkLineEnd(true);
         byte[] bytes = line.bytes();
         int from = line.from();
         int to = line.to();
@@ -289,7 +282,7 @@ public final class HttpResponseParser {
         status = code;
         persistent = version.persistentByDefault();
         state = State.HEADERS;
-        core.startSection();
+        startSection();
         String reason =
                 to == from + 13 ? "" : new String(bytes, from + 13, to - from - 13, StandardCharsets.ISO_8859_1);
         listener.startResponse(version, code, reason);
@@ -308,27 +301,26 @@ public final class HttpResponseParser {
     }
 
     private boolean headerComplete() {
-        MessageFraming framing = core.framing;
         if (noContent()) {
             // A 1xx has no framing at all; 204 and 304 still get their fields checked for smuggling-grade conflicts.
             if (!HttpStatus.isInformational(status)) {
                 framing.completeResponse(Long.MAX_VALUE);
             }
             persistent = framing.persistent(version);
-            core.expectContent(0);
+            expectContent(0);
             state = State.CONTENT_END;
         } else {
             framing.completeResponse(config.maxContentLength());
             persistent = framing.persistent(version);
             if (framing.chunked()) {
-                core.expectUnknownLength();
+                expectUnknownLength();
                 state = State.CHUNK_SIZE;
             } else if (framing.contentLength() >= 0) {
                 long contentLength = framing.contentLength();
-                core.expectContent(contentLength);
+                expectContent(contentLength);
                 state = contentLength > 0 ? State.CONTENT : State.CONTENT_END;
             } else {
-                core.expectUnknownLength();
+                expectUnknownLength();
                 persistent = false; // RFC 9112 §6.3 rule 8: the content ends when the connection closes
                 state = State.EOF_CONTENT;
             }
@@ -356,7 +348,7 @@ public final class HttpResponseParser {
         head = false;
         version = null;
         status = 0;
-        core.reset();
+        resetMessage();
     }
 
     /**
@@ -404,12 +396,12 @@ public final class HttpResponseParser {
      *     0 when there is no content, -1 when chunked or close-delimited
      */
     public long contentLength() {
-        return core.contentLength();
+        return contentLength;
     }
 
     /** @return whether the current response's content is chunked */
     public boolean isChunked() {
-        return core.framing.chunked() && !noContent() && state.ordinal() >= State.CONTENT.ordinal();
+        return framing.chunked() && !noContent() && state.ordinal() >= State.CONTENT.ordinal();
     }
 
     /**
@@ -428,8 +420,8 @@ public final class HttpResponseParser {
     @Override
     public String toString() {
         return "HttpResponseParser{" + state + (status == 0 ? "" : ", " + version + " " + status)
-                + ", contentLength=" + core.contentLength() + ", remaining=" + core.remaining() + ", chunked="
-                + core.framing.chunked()
+                + ", contentLength=" + contentLength + ", remaining=" + remaining + ", chunked="
+                + framing.chunked()
                 + ", persistent=" + persistent + ", head=" + head + ", partial=" + line.partial() + ", eof=" + eof
                 + "}";
     }
