@@ -5,11 +5,9 @@ import dev.quarry.http.HttpCompliance;
 import dev.quarry.http.HttpField;
 import dev.quarry.http.HttpHeader;
 import dev.quarry.http.HttpMethod;
-import dev.quarry.http.HttpStatus;
 import dev.quarry.http.HttpVersion;
 import dev.quarry.http.internal.HttpChars;
 import java.nio.ByteBuffer;
-import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -43,14 +41,13 @@ import java.util.Optional;
  * listener's, not the parser's). Content is delivered as a slice of the input buffer (one small view object per
  * content callback).
  *
- * <p><b>Responses.</b> Only requests are parsed today. The states after the start line do not depend on the message
- * kind, and the listener is split in {@link HttpMessageListener} (shared) and {@link HttpRequestListener}: a response
- * parser for the client adds a status-line state and the response framing rules of RFC 9112 §6.3 (HEAD, 1xx/204/304,
- * close-delimited content).
+ * <p><b>Responses.</b> {@link HttpResponseParser} parses them with the same {@code ParserCore} (lines, field sections,
+ * content, chunks), which calls no listener so that this parser's calls stay monomorphic when a client runs in the
+ * same JVM; the listener is split in {@link HttpMessageListener} (shared) and {@link HttpRequestListener}.
  *
  * <p>Thread-safety: not thread-safe; one parser per connection, used by one thread at a time.
  */
-public final class HttpParser {
+public final class HttpParser extends ParserCore {
 
     /** Where the parser is in a message. */
     public enum State {
@@ -85,25 +82,13 @@ public final class HttpParser {
     private static final byte[] PREFACE_TAIL = {'\r', '\n', 'S', 'M', '\r', '\n', '\r', '\n'};
 
     private final HttpRequestListener listener;
-    private final HttpParserConfig config;
-    private final HttpCompliance compliance;
     private final RequestLine requestLine = new RequestLine();
-    private final FieldParser fieldParser;
-    private final MessageFraming framing = new MessageFraming();
 
     private State state = State.REQUEST_LINE;
     private boolean eof;
     private boolean persistent;
-    private final LineReader line = new LineReader();
 
     private int leadingEmptyLines;
-    private int sectionSize;
-    private int fieldCount;
-    private HttpField pending;
-    private boolean pendingCached;
-    private long contentLength = -1;
-    private long remaining;
-    private long contentReceived;
     private int prefaceIndex;
 
     /** A parser with {@link HttpParserConfig#DEFAULT}. */
@@ -116,10 +101,8 @@ public final class HttpParser {
      * @param config the limits and compliance mode
      */
     public HttpParser(HttpRequestListener listener, HttpParserConfig config) {
-        this.listener = Objects.requireNonNull(listener, "listener");
-        this.config = Objects.requireNonNull(config, "config");
-        this.compliance = config.compliance();
-        this.fieldParser = new FieldParser(compliance);
+        super(checkArguments(listener, config), true);
+        this.listener = listener;
     }
 
     /**
@@ -136,7 +119,7 @@ public final class HttpParser {
             while (true) {
                 switch (state) {
                     case REQUEST_LINE -> {
-                        if (!nextLine(buffer)) {
+                        if (!nextLine(buffer, ParserCore.START_LINE)) {
                             return needMore();
                         }
                         onRequestLine();
@@ -150,10 +133,14 @@ public final class HttpParser {
                         return true;
                     }
                     case HEADERS -> {
-                        if (!nextLine(buffer)) {
+                        if (!nextLine(buffer, ParserCore.HEADERS)) {
                             return needMore();
                         }
-                        if (onHeaderLine()) {
+                        HttpField field = headerLine(requestLine.version());
+                        if (field != null) {
+                            listener.header(field);
+                        }
+                        if (!continueSection(false) && headerComplete()) {
                             return true;
                         }
                     }
@@ -165,31 +152,41 @@ public final class HttpParser {
                         if (!buffer.hasRemaining()) {
                             return needMore();
                         }
-                        if (content(buffer)) {
+                        ByteBuffer chunk = content(buffer);
+                        if (remaining == 0) {
+                            state = state == State.CONTENT ? State.CONTENT_END : State.CHUNK_END;
+                        }
+                        if (listener.content(chunk)) {
                             return true;
                         }
                     }
                     case CHUNK_SIZE -> {
-                        if (!nextLine(buffer)) {
+                        if (!nextLine(buffer, ParserCore.CHUNK_LINE)) {
                             return needMore();
                         }
-                        onChunkLine();
+                        state = chunkLine() ? State.CHUNK_DATA : State.CONTENT_END;
                     }
                     case CHUNK_END -> {
-                        if (!parseChunkEnd(buffer)) {
+                        if (!chunkEnd(buffer)) {
                             return needMore();
                         }
+                        state = State.CHUNK_SIZE;
                     }
                     case TRAILERS -> {
-                        if (!nextLine(buffer)) {
+                        if (!nextLine(buffer, ParserCore.TRAILERS)) {
                             return needMore();
                         }
-                        onTrailerLine();
+                        HttpField field = trailerLine();
+                        if (field != null) {
+                            listener.trailer(field);
+                        }
+                        if (!continueSection(true)) {
+                            state = State.MESSAGE_END;
+                        }
                     }
                     case CONTENT_END -> {
                         state = framing.chunked() ? State.TRAILERS : State.MESSAGE_END;
-                        sectionSize = 0;
-                        fieldCount = 0;
+                        startSection();
                         if (listener.contentComplete()) {
                             return true;
                         }
@@ -212,54 +209,7 @@ public final class HttpParser {
         }
     }
 
-    // --- lines ---------------------------------------------------------------------------------------------------
-
-    private boolean nextLine(ByteBuffer buffer) {
-        int result = line.next(buffer, lineLimit());
-        if (result == LineReader.TOO_LONG) {
-            throw lineTooLong();
-        }
-        return result == LineReader.LINE;
-    }
-
-    // The most bytes the current line may have, CRLF included, given the limits of its section.
-    private int lineLimit() {
-        return switch (state) {
-            case REQUEST_LINE -> config.maxRequestLineLength();
-            case HEADERS -> config.maxHeaderSize() - sectionSize;
-            case TRAILERS -> config.maxTrailerSize() - sectionSize;
-            default -> 16 + config.maxChunkExtensionLength() + 2; // CHUNK_SIZE: digits, extension, CRLF
-        };
-    }
-
-    private BadMessageException lineTooLong() {
-        return switch (state) {
-            case REQUEST_LINE ->
-                new BadMessageException(
-                        HttpStatus.URI_TOO_LONG_414,
-                        "request line longer than " + config.maxRequestLineLength() + " bytes");
-            case HEADERS ->
-                new BadMessageException(
-                        HttpStatus.REQUEST_HEADER_FIELDS_TOO_LARGE_431,
-                        "header section larger than " + config.maxHeaderSize() + " bytes");
-            case TRAILERS ->
-                new BadMessageException(
-                        HttpStatus.REQUEST_HEADER_FIELDS_TOO_LARGE_431,
-                        "trailer section larger than " + config.maxTrailerSize() + " bytes");
-            default ->
-                new BadMessageException("chunk size line longer than " + lineLimit() + " bytes (chunk extension limit "
-                        + config.maxChunkExtensionLength() + ")");
-        };
-    }
-
-    /** Rejects a line ended by LF alone unless allowed for this section. */
-    private void checkLineEnd(boolean lenientAllowed) {
-        if (!line.crlf() && !(lenientAllowed && compliance.allows(HttpCompliance.Violation.LF_LINE_TERMINATOR))) {
-            HttpCompliance.Violation v = HttpCompliance.Violation.LF_LINE_TERMINATOR;
-            throw new BadMessageException("line ended by LF without CR (" + (lenientAllowed ? v + ", " : "")
-                    + v.rfcSection() + ")" + ": " + line.quote());
-        }
-    }
+    // --- end of input ----------------------------------------------------------------------------------------------
 
     private boolean needMore() {
         if (!eof) {
@@ -299,8 +249,7 @@ public final class HttpParser {
         HttpVersion version = requestLine.version();
         persistent = version.persistentByDefault();
         state = State.HEADERS;
-        sectionSize = 0;
-        fieldCount = 0;
+        startSection();
         listener.startRequest(requestLine.method(), requestLine.target(), version);
     }
 
@@ -325,163 +274,21 @@ public final class HttpParser {
         return true;
     }
 
-    // --- header and trailer sections --------------------------------------------------------------------------------
-
-    private boolean onHeaderLine() {
-        checkLineEnd(true);
-        sectionSize += line.size();
-        if (line.isEmpty()) {
-            commitHeader();
-            return headerComplete();
-        }
-        if (HttpChars.isWhitespace(line.bytes()[line.from()])) {
-            fold();
-            return false;
-        }
-        commitHeader();
-        if (++fieldCount > config.maxFieldCount()) {
-            throw new BadMessageException(
-                    HttpStatus.REQUEST_HEADER_FIELDS_TOO_LARGE_431,
-                    "more than " + config.maxFieldCount() + " header fields");
-        }
-        pending = fieldParser.parse(line.bytes(), line.from(), line.to());
-        pendingCached = fieldParser.lastWasCached();
-        return false;
-    }
-
-    // obs-fold (RFC 9112 §5.2): a line starting with SP or HTAB continues the previous field's value.
-    private void fold() {
-        if (pending == null) {
-            // RFC 9112 §2.2: whitespace between the start line and the first field: reject.
-            throw new BadMessageException("whitespace before the first field line: " + line.quote());
-        }
-        HttpHeader header = pending.header().orElse(null);
-        if (!compliance.allows(HttpCompliance.Violation.OBS_FOLD) || FieldParser.isFramingOrRouting(header)) {
-            throw new BadMessageException("obsolete line folding (" + HttpCompliance.Violation.OBS_FOLD.rfcSection()
-                    + ") in " + pending.name() + ": " + line.quote());
-        }
-        String continuation = fieldParser.continuation(line.bytes(), line.from(), line.to());
-        String value = pending.value().isEmpty()
-                ? continuation
-                : continuation.isEmpty() ? pending.value() : pending.value() + ' ' + continuation;
-        pending = HttpField.of(pending.header(), pending.name(), value);
-        pendingCached = false;
-    }
-
-    private void commitHeader() {
-        HttpField field = pending;
-        if (field == null) {
-            return;
-        }
-        pending = null;
-        HttpHeader header = field.header().orElse(null);
-        if (header != null) {
-            framing.onHeader(header, field, pendingCached, requestLine.version(), compliance);
-            if (!pendingCached) {
-                fieldParser.learn(header, field);
-            }
-        }
-        listener.header(field);
-    }
+    // --- framing -------------------------------------------------------------------------------------------------
 
     private boolean headerComplete() {
         HttpVersion version = requestLine.version();
         framing.complete(version, config.maxContentLength());
         persistent = framing.persistent(version);
-        contentReceived = 0;
         if (framing.chunked()) {
-            contentLength = -1;
+            expectUnknownLength();
             state = State.CHUNK_SIZE;
         } else {
-            contentLength = Math.max(framing.contentLength(), 0);
-            remaining = contentLength;
+            long contentLength = Math.max(framing.contentLength(), 0);
+            expectContent(contentLength);
             state = contentLength > 0 ? State.CONTENT : State.CONTENT_END;
         }
         return listener.headerComplete();
-    }
-
-    private void onTrailerLine() {
-        checkLineEnd(false);
-        sectionSize += line.size();
-        if (line.isEmpty()) {
-            commitTrailer();
-            state = State.MESSAGE_END;
-            return;
-        }
-        if (HttpChars.isWhitespace(line.bytes()[line.from()])) {
-            fold();
-            return;
-        }
-        commitTrailer();
-        if (++fieldCount > config.maxFieldCount()) {
-            throw new BadMessageException(
-                    HttpStatus.REQUEST_HEADER_FIELDS_TOO_LARGE_431,
-                    "more than " + config.maxFieldCount() + " trailer fields");
-        }
-        pending = fieldParser.parse(line.bytes(), line.from(), line.to());
-        pendingCached = false;
-        Optional<HttpHeader> header = pending.header();
-        if (header.isPresent() && header.get().isForbiddenInTrailer()) {
-            throw new BadMessageException("field not allowed in a trailer section (RFC 9110 §6.5.1): " + line.quote());
-        }
-    }
-
-    private void commitTrailer() {
-        if (pending != null) {
-            HttpField field = pending;
-            pending = null;
-            listener.trailer(field);
-        }
-    }
-
-    // --- content ------------------------------------------------------------------------------------------------
-
-    private boolean content(ByteBuffer buffer) {
-        int position = buffer.position();
-        int length = (int) Math.min(buffer.remaining(), remaining);
-        ByteBuffer chunk = buffer.slice(position, length);
-        buffer.position(position + length);
-        remaining -= length;
-        if (remaining == 0) {
-            state = state == State.CONTENT ? State.CONTENT_END : State.CHUNK_END;
-        }
-        return listener.content(chunk);
-    }
-
-    private void onChunkLine() {
-        checkLineEnd(false);
-        long size = ChunkLine.parse(line.bytes(), line.from(), line.to(), config.maxChunkExtensionLength());
-        if (size == 0) {
-            state = State.CONTENT_END;
-            return;
-        }
-        contentReceived += size;
-        if (contentReceived > config.maxContentLength() || contentReceived < 0) {
-            throw new BadMessageException(
-                    HttpStatus.CONTENT_TOO_LARGE_413,
-                    "chunked content exceeds the limit of " + config.maxContentLength() + " bytes");
-        }
-        remaining = size;
-        state = State.CHUNK_DATA;
-    }
-
-    // The CRLF after chunk data; prefaceIndex counts its bytes (the two uses never overlap).
-    private boolean parseChunkEnd(ByteBuffer buffer) {
-        while (prefaceIndex < 2) {
-            if (!buffer.hasRemaining()) {
-                return false;
-            }
-            int position = buffer.position();
-            byte b = buffer.get(position);
-            if (b != (prefaceIndex == 0 ? '\r' : '\n')) {
-                throw new BadMessageException("missing CRLF after chunk data, found " + HttpChars.describe(b));
-            }
-            buffer.position(position + 1);
-            prefaceIndex++;
-        }
-        prefaceIndex = 0;
-        state = State.CHUNK_SIZE;
-        return true;
     }
 
     // --- life cycle and accessors ----------------------------------------------------------------------------------
@@ -501,17 +308,10 @@ public final class HttpParser {
             throw new IllegalStateException("cannot reset in the middle of a message: " + this);
         }
         state = State.REQUEST_LINE;
-        line.clear();
         leadingEmptyLines = 0;
-        sectionSize = 0;
-        fieldCount = 0;
-        pending = null;
-        contentLength = -1;
-        remaining = 0;
-        contentReceived = 0;
         prefaceIndex = 0;
         requestLine.reset();
-        framing.reset();
+        resetMessage();
     }
 
     /**

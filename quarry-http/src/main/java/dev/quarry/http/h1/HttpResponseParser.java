@@ -1,22 +1,18 @@
 package dev.quarry.http.h1;
 
 import dev.quarry.http.BadMessageException;
-import dev.quarry.http.HttpCompliance;
 import dev.quarry.http.HttpField;
-import dev.quarry.http.HttpHeader;
 import dev.quarry.http.HttpMethod;
 import dev.quarry.http.HttpStatus;
 import dev.quarry.http.HttpVersion;
 import dev.quarry.http.internal.HttpChars;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.Objects;
-import java.util.Optional;
 
 /**
- * A strict push parser of HTTP/1.1 responses (RFC 9112), the client's sibling of {@link HttpParser}: the same line
- * reader, field parser, chunk-line parser and framing checks, with a status-line state and the response framing rules
- * of RFC 9112 §6.3.
+ * A strict push parser of HTTP/1.1 responses (RFC 9112), the client's sibling of {@link HttpParser}: the same
+ * {@code ParserCore} (line reader, field sections, content, chunk lines and framing checks), with a status-line state
+ * and the response framing rules of RFC 9112 §6.3.
  *
  * <p><b>Framing</b>, in the order of §6.3: a response to HEAD ({@link #responseToHead(boolean)}) and every 1xx, 204
  * and 304 response end with their header section, whatever their fields say; otherwise Transfer-Encoding
@@ -35,7 +31,7 @@ import java.util.Optional;
  *
  * <p>Thread-safety: not thread-safe; one parser per connection, used by one thread at a time.
  */
-public final class HttpResponseParser {
+public final class HttpResponseParser extends ParserCore {
 
     /** Where the parser is in a response. */
     public enum State {
@@ -68,11 +64,6 @@ public final class HttpResponseParser {
     private static final byte[] HTTP_1_ = "HTTP/1.".getBytes(StandardCharsets.US_ASCII);
 
     private final HttpResponseListener listener;
-    private final HttpParserConfig config;
-    private final HttpCompliance compliance;
-    private final FieldParser fieldParser;
-    private final MessageFraming framing = new MessageFraming();
-    private final LineReader line = new LineReader();
 
     private State state = State.STATUS_LINE;
     private boolean eof;
@@ -80,14 +71,6 @@ public final class HttpResponseParser {
     private boolean head;
     private HttpVersion version;
     private int status;
-    private int sectionSize;
-    private int fieldCount;
-    private HttpField pending;
-    private boolean pendingCached;
-    private long contentLength = -1;
-    private long remaining;
-    private long contentReceived;
-    private int crlfIndex;
 
     /** A parser with {@link HttpParserConfig#DEFAULT}. */
     public HttpResponseParser(HttpResponseListener listener) {
@@ -99,10 +82,8 @@ public final class HttpResponseParser {
      * @param config the limits and compliance mode
      */
     public HttpResponseParser(HttpResponseListener listener, HttpParserConfig config) {
-        this.listener = Objects.requireNonNull(listener, "listener");
-        this.config = Objects.requireNonNull(config, "config");
-        this.compliance = config.compliance();
-        this.fieldParser = new FieldParser(compliance);
+        super(checkArguments(listener, config), false);
+        this.listener = listener;
     }
 
     /**
@@ -137,16 +118,20 @@ public final class HttpResponseParser {
             while (true) {
                 switch (state) {
                     case STATUS_LINE -> {
-                        if (!nextLine(buffer)) {
+                        if (!nextLine(buffer, ParserCore.START_LINE)) {
                             return needMore();
                         }
                         onStatusLine();
                     }
                     case HEADERS -> {
-                        if (!nextLine(buffer)) {
+                        if (!nextLine(buffer, ParserCore.HEADERS)) {
                             return needMore();
                         }
-                        if (onHeaderLine()) {
+                        HttpField field = headerLine(version);
+                        if (field != null) {
+                            listener.header(field);
+                        }
+                        if (!continueSection(false) && headerComplete()) {
                             return true;
                         }
                     }
@@ -158,7 +143,11 @@ public final class HttpResponseParser {
                         if (!buffer.hasRemaining()) {
                             return needMore();
                         }
-                        if (content(buffer)) {
+                        ByteBuffer chunk = content(buffer);
+                        if (remaining == 0) {
+                            state = state == State.CONTENT ? State.CONTENT_END : State.CHUNK_END;
+                        }
+                        if (listener.content(chunk)) {
                             return true;
                         }
                     }
@@ -179,26 +168,32 @@ public final class HttpResponseParser {
                         }
                     }
                     case CHUNK_SIZE -> {
-                        if (!nextLine(buffer)) {
+                        if (!nextLine(buffer, ParserCore.CHUNK_LINE)) {
                             return needMore();
                         }
-                        onChunkLine();
+                        state = chunkLine() ? State.CHUNK_DATA : State.CONTENT_END;
                     }
                     case CHUNK_END -> {
-                        if (!parseChunkEnd(buffer)) {
+                        if (!chunkEnd(buffer)) {
                             return needMore();
                         }
+                        state = State.CHUNK_SIZE;
                     }
                     case TRAILERS -> {
-                        if (!nextLine(buffer)) {
+                        if (!nextLine(buffer, ParserCore.TRAILERS)) {
                             return needMore();
                         }
-                        onTrailerLine();
+                        HttpField field = trailerLine();
+                        if (field != null) {
+                            listener.trailer(field);
+                        }
+                        if (!continueSection(true)) {
+                            state = State.MESSAGE_END;
+                        }
                     }
                     case CONTENT_END -> {
                         state = framing.chunked() && !noContent() ? State.TRAILERS : State.MESSAGE_END;
-                        sectionSize = 0;
-                        fieldCount = 0;
+                        startSection();
                         if (listener.contentComplete()) {
                             return true;
                         }
@@ -221,40 +216,7 @@ public final class HttpResponseParser {
         }
     }
 
-    // --- lines ---------------------------------------------------------------------------------------------------
-
-    private boolean nextLine(ByteBuffer buffer) {
-        int result = line.next(buffer, lineLimit());
-        if (result == LineReader.TOO_LONG) {
-            throw new BadMessageException(
-                    switch (state) {
-                        case STATUS_LINE -> "status line longer than " + config.maxRequestLineLength() + " bytes";
-                        case HEADERS -> "header section larger than " + config.maxHeaderSize() + " bytes";
-                        case TRAILERS -> "trailer section larger than " + config.maxTrailerSize() + " bytes";
-                        default ->
-                            "chunk size line longer than " + lineLimit() + " bytes (chunk extension limit "
-                                    + config.maxChunkExtensionLength() + ")";
-                    });
-        }
-        return result == LineReader.LINE;
-    }
-
-    private int lineLimit() {
-        return switch (state) {
-            case STATUS_LINE -> config.maxRequestLineLength();
-            case HEADERS -> config.maxHeaderSize() - sectionSize;
-            case TRAILERS -> config.maxTrailerSize() - sectionSize;
-            default -> 16 + config.maxChunkExtensionLength() + 2;
-        };
-    }
-
-    private void checkLineEnd(boolean lenientAllowed) {
-        if (!line.crlf() && !(lenientAllowed && compliance.allows(HttpCompliance.Violation.LF_LINE_TERMINATOR))) {
-            HttpCompliance.Violation v = HttpCompliance.Violation.LF_LINE_TERMINATOR;
-            throw new BadMessageException("line ended by LF without CR (" + (lenientAllowed ? v + ", " : "")
-                    + v.rfcSection() + ")" + ": " + line.quote());
-        }
-    }
+    // --- end of input ----------------------------------------------------------------------------------------------
 
     private boolean needMore() {
         if (!eof) {
@@ -320,8 +282,7 @@ public final class HttpResponseParser {
         status = code;
         persistent = version.persistentByDefault();
         state = State.HEADERS;
-        sectionSize = 0;
-        fieldCount = 0;
+        startSection();
         String reason =
                 to == from + 13 ? "" : new String(bytes, from + 13, to - from - 13, StandardCharsets.ISO_8859_1);
         listener.startResponse(version, code, reason);
@@ -332,65 +293,7 @@ public final class HttpResponseParser {
                 "invalid status line (want HTTP-version SP 3DIGIT SP reason): " + HttpChars.quote(bytes, from, to));
     }
 
-    // --- header and trailer sections --------------------------------------------------------------------------------
-
-    private boolean onHeaderLine() {
-        checkLineEnd(true);
-        sectionSize += line.size();
-        if (line.isEmpty()) {
-            commitHeader();
-            return headerComplete();
-        }
-        if (HttpChars.isWhitespace(line.bytes()[line.from()])) {
-            fold();
-            return false;
-        }
-        commitHeader();
-        if (++fieldCount > config.maxFieldCount()) {
-            throw new BadMessageException("more than " + config.maxFieldCount() + " header fields");
-        }
-        pending = fieldParser.parse(line.bytes(), line.from(), line.to());
-        pendingCached = fieldParser.lastWasCached();
-        return false;
-    }
-
-    private void fold() {
-        if (pending == null) {
-            throw new BadMessageException("whitespace before the first field line: " + line.quote());
-        }
-        HttpHeader header = pending.header().orElse(null);
-        if (!compliance.allows(HttpCompliance.Violation.OBS_FOLD) || FieldParser.isFramingOrRouting(header)) {
-            throw new BadMessageException("obsolete line folding (" + HttpCompliance.Violation.OBS_FOLD.rfcSection()
-                    + ") in " + pending.name() + ": " + line.quote());
-        }
-        String continuation = fieldParser.continuation(line.bytes(), line.from(), line.to());
-        String value = pending.value().isEmpty()
-                ? continuation
-                : continuation.isEmpty() ? pending.value() : pending.value() + ' ' + continuation;
-        pending = HttpField.of(pending.header(), pending.name(), value);
-        pendingCached = false;
-    }
-
-    private void commitHeader() {
-        HttpField field = pending;
-        if (field == null) {
-            return;
-        }
-        pending = null;
-        HttpHeader header = field.header().orElse(null);
-        if (header != null) {
-            // Only the framing and persistence fields: Host and Expect are request fields.
-            if (header == HttpHeader.CONTENT_LENGTH
-                    || header == HttpHeader.TRANSFER_ENCODING
-                    || header == HttpHeader.CONNECTION) {
-                framing.onHeader(header, field, pendingCached, version, compliance);
-            }
-            if (!pendingCached) {
-                fieldParser.learn(header, field);
-            }
-        }
-        listener.header(field);
-    }
+    // --- framing (RFC 9112 §6.3) ---------------------------------------------------------------------------------
 
     /** @return whether this response has no content whatever its fields say (RFC 9112 §6.3 rules 1 and 2) */
     private boolean noContent() {
@@ -398,113 +301,31 @@ public final class HttpResponseParser {
     }
 
     private boolean headerComplete() {
-        contentReceived = 0;
         if (noContent()) {
             // A 1xx has no framing at all; 204 and 304 still get their fields checked for smuggling-grade conflicts.
             if (!HttpStatus.isInformational(status)) {
                 framing.completeResponse(Long.MAX_VALUE);
             }
             persistent = framing.persistent(version);
-            contentLength = 0;
-            remaining = 0;
+            expectContent(0);
             state = State.CONTENT_END;
         } else {
             framing.completeResponse(config.maxContentLength());
             persistent = framing.persistent(version);
             if (framing.chunked()) {
-                contentLength = -1;
+                expectUnknownLength();
                 state = State.CHUNK_SIZE;
             } else if (framing.contentLength() >= 0) {
-                contentLength = framing.contentLength();
-                remaining = contentLength;
+                long contentLength = framing.contentLength();
+                expectContent(contentLength);
                 state = contentLength > 0 ? State.CONTENT : State.CONTENT_END;
             } else {
-                contentLength = -1;
+                expectUnknownLength();
                 persistent = false; // RFC 9112 §6.3 rule 8: the content ends when the connection closes
                 state = State.EOF_CONTENT;
             }
         }
         return listener.headerComplete();
-    }
-
-    private void onTrailerLine() {
-        checkLineEnd(false);
-        sectionSize += line.size();
-        if (line.isEmpty()) {
-            commitTrailer();
-            state = State.MESSAGE_END;
-            return;
-        }
-        if (HttpChars.isWhitespace(line.bytes()[line.from()])) {
-            fold();
-            return;
-        }
-        commitTrailer();
-        if (++fieldCount > config.maxFieldCount()) {
-            throw new BadMessageException("more than " + config.maxFieldCount() + " trailer fields");
-        }
-        pending = fieldParser.parse(line.bytes(), line.from(), line.to());
-        pendingCached = false;
-        Optional<HttpHeader> header = pending.header();
-        if (header.isPresent() && header.get().isForbiddenInTrailer()) {
-            throw new BadMessageException("field not allowed in a trailer section (RFC 9110 §6.5.1): " + line.quote());
-        }
-    }
-
-    private void commitTrailer() {
-        if (pending != null) {
-            HttpField field = pending;
-            pending = null;
-            listener.trailer(field);
-        }
-    }
-
-    // --- content ------------------------------------------------------------------------------------------------
-
-    private boolean content(ByteBuffer buffer) {
-        int position = buffer.position();
-        int length = (int) Math.min(buffer.remaining(), remaining);
-        ByteBuffer chunk = buffer.slice(position, length);
-        buffer.position(position + length);
-        remaining -= length;
-        if (remaining == 0) {
-            state = state == State.CONTENT ? State.CONTENT_END : State.CHUNK_END;
-        }
-        return listener.content(chunk);
-    }
-
-    private void onChunkLine() {
-        checkLineEnd(false);
-        long size = ChunkLine.parse(line.bytes(), line.from(), line.to(), config.maxChunkExtensionLength());
-        if (size == 0) {
-            state = State.CONTENT_END;
-            return;
-        }
-        contentReceived += size;
-        if (contentReceived > config.maxContentLength() || contentReceived < 0) {
-            throw new BadMessageException(
-                    "chunked content exceeds the limit of " + config.maxContentLength() + " bytes");
-        }
-        remaining = size;
-        state = State.CHUNK_DATA;
-    }
-
-    private boolean parseChunkEnd(ByteBuffer buffer) {
-        while (crlfIndex < 2) {
-            if (!buffer.hasRemaining()) {
-                return false;
-            }
-            int position = buffer.position();
-            byte b = buffer.get(position);
-            if (b != (crlfIndex == 0 ? '\r' : '\n')) {
-                throw new BadMessageException("missing CRLF after chunk data, found " + HttpChars.describe(b));
-            }
-            buffer.position(position + 1);
-            crlfIndex++;
-        }
-        crlfIndex = 0;
-        state = State.CHUNK_SIZE;
-        return true;
     }
 
     // --- life cycle and accessors ----------------------------------------------------------------------------------
@@ -524,18 +345,10 @@ public final class HttpResponseParser {
             throw new IllegalStateException("cannot reset in the middle of a response: " + this);
         }
         state = State.STATUS_LINE;
-        line.clear();
         head = false;
         version = null;
         status = 0;
-        sectionSize = 0;
-        fieldCount = 0;
-        pending = null;
-        contentLength = -1;
-        remaining = 0;
-        contentReceived = 0;
-        crlfIndex = 0;
-        framing.reset();
+        resetMessage();
     }
 
     /**
@@ -607,7 +420,8 @@ public final class HttpResponseParser {
     @Override
     public String toString() {
         return "HttpResponseParser{" + state + (status == 0 ? "" : ", " + version + " " + status)
-                + ", contentLength=" + contentLength + ", remaining=" + remaining + ", chunked=" + framing.chunked()
+                + ", contentLength=" + contentLength + ", remaining=" + remaining + ", chunked="
+                + framing.chunked()
                 + ", persistent=" + persistent + ", head=" + head + ", partial=" + line.partial() + ", eof=" + eof
                 + "}";
     }

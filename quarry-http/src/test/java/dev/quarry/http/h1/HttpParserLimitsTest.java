@@ -107,6 +107,19 @@ class HttpParserLimitsTest {
     }
 
     @Test
+    void everyFieldBeforeTheOneOverTheCountLimitIsReportedBeforeTheError() {
+        HttpParserConfig config = HttpParserConfig.builder().maxFieldCount(2).build();
+        Recorder headers = parse("GET / HTTP/1.1\r\nHost: h\r\nA: 1\r\nB: 2\r\n\r\n", config);
+        assertEquals(2, headers.fields.size(), headers.events::toString);
+        assertEquals("badMessage 431", headers.events.getLast());
+        String head = "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n";
+        Recorder trailers = parse(head + "A: 1\r\nB: 2\r\nC: 3\r\n\r\n", config);
+        List<String> events = trailers.events;
+        assertTrue(events.get(events.size() - 2).startsWith("trailer B"), events::toString);
+        assertEquals("badMessage 431", events.getLast());
+    }
+
+    @Test
     void chunkExtensionAtTheLimitIsAcceptedAndLongerIs400() {
         HttpParserConfig config =
                 HttpParserConfig.builder().maxChunkExtensionLength(16).build();
