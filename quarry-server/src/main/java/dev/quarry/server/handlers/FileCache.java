@@ -207,6 +207,24 @@ final class FileCache {
         }
     }
 
+    /**
+     * Stops keeping a file open whose channel was closed under the cache (an interrupted reader closes a
+     * {@link FileChannel} for everyone), so that the next send opens the file again instead of failing.
+     *
+     * @param representation the representation the file was kept open for
+     * @param broken the file found closed
+     */
+    void forgetClosed(Representation representation, OpenFile broken) {
+        lock.lock();
+        try {
+            if (representation.openFile() == broken && representation.forgetOpenFile()) {
+                openFiles = openFiles - 1;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Under the lock: releases the files {@code old} keeps open that {@code replacement} (or null) does not share. */
     private void retire(StaticResource old, StaticResource replacement) {
         retire(old.identity, replacement);

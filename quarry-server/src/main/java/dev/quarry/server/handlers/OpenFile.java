@@ -16,6 +16,12 @@ import java.nio.channels.FileChannel;
  * sends; the channel is closed when the last is released, so a file that changes or leaves the cache while responses
  * still send it is closed only after them.
  *
+ * <p>Interrupts: a {@link FileChannel} is interruptible, and a thread interrupted while it reads the channel (or
+ * transfers from it) closes it, for every response that shares it; the JDK offers no public way to open an
+ * uninterruptible one. So a closed channel is not trusted: {@link #isOpen()} says false, and the handler stops keeping
+ * the file open and opens it again for the next send. Sends that were using the channel when it was closed fail like
+ * any other I/O error (their connections are closed); the ones after them are unaffected.
+ *
  * <p>Thread-safety: any thread; {@link #acquire()} and {@link #release()} are one CAS each, lock-free.
  */
 final class OpenFile {
@@ -76,9 +82,17 @@ final class OpenFile {
         }
     }
 
-    /** @return whether the channel is still open (for tests and the dump) */
+    /** @return the references held now (for tests) */
+    int references() {
+        return references;
+    }
+
+    /**
+     * @return whether the file can still be sent: referenced, and its channel not closed under the cache by an
+     *     interrupted reader
+     */
     boolean isOpen() {
-        return references > 0;
+        return references > 0 && channel.isOpen();
     }
 
     @Override

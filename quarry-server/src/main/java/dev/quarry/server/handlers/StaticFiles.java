@@ -62,7 +62,9 @@ import java.util.List;
  * (and its bytes) if nothing changed. So a change shows within a second while a hot file costs a few stat calls per
  * second rather than per request. A larger file's size is also checked when it is opened (an fstat), and a mismatch
  * reloads it at once; the cache then keeps it open while its entry stays cached and unchanged, so that its next
- * requests need neither {@code open} nor a thread that may block.
+ * requests need neither {@code open} nor a thread that may block. A file kept open is trusted for as long as its entry
+ * (nginx's {@code open_file_cache_valid}): a file rewritten in place, rather than renamed into place, is seen at the
+ * next check, and meanwhile a send of it may be cut short (the connection is closed) if it shrank.
  *
  * <p>Thread-safety: immutable configuration; the cache is thread-safe. Where requests run: a request that the cache
  * answers without a system call on the file system (a small file from memory, a larger one the cache keeps open) runs
@@ -168,6 +170,13 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
     /** @return how many files the cache keeps open now (see {@link StaticFilesBuilder#maxOpenFiles}) */
     int openFiles() {
         return cache.openFiles();
+    }
+
+    /** @return the file the cache keeps open for the file a request path names, or null (for tests) */
+    OpenFile openFileOf(String path) {
+        String key = resolver.key(path);
+        StaticResource cached = key == null ? null : cache.peek(key);
+        return cached == null ? null : cached.identity.openFile();
     }
 
     @Override
@@ -390,22 +399,13 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
         boolean multipart = satisfiable != null && satisfiable.size() > 1;
         if (!head && representation.content == null && !multipart) {
             shared = representation.acquireOpenFile(); // no file system access: fine where the request was parsed
-            if (shared != null && !hasSize(shared.channel(), representation.size)) {
-                // Rewritten in place since it was opened: the cached entry describes another content. One fstat per
-                // send keeps the promise that a size change is seen at once, as when each request opened the file.
+            if (shared != null && !shared.channel().isOpen()) {
+                // A reader of the shared channel was interrupted (FileChannel is interruptible, and an interrupt
+                // closes the channel for every user): forget it, and open the file again below. A volatile read per
+                // send, where asking the channel its size (an fstat) would also notice, but at a system call each.
                 shared.release();
+                cache.forgetClosed(representation, shared);
                 shared = null;
-                if (Invocable.isNonBlockingInvocation()) {
-                    Handlers.invoke(fileSystemHandler, request, response, callback);
-                    return;
-                }
-                cache.remove(resource);
-                if (!retried) {
-                    handle(request, response, callback, true);
-                } else {
-                    callback.failed(new IOException(representation.path + " keeps changing while being served"));
-                }
-                return;
             }
             if (shared != null) {
                 file = shared.channel();
@@ -546,31 +546,17 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
             response.write(true, ByteBuffer.wrap(representation.content, (int) position, (int) count), callback);
             return;
         }
-        Callback closing = Callback.from(
-                InvocationType.NON_BLOCKING,
-                () -> {
-                    finish(file, shared);
-                    callback.succeeded();
-                },
-                failure -> {
-                    finish(file, shared);
-                    callback.failed(failure);
-                });
-        response.write(file, position, count, true, closing);
-    }
-
-    /** @return whether the open file has the size it had when it was cached (an fstat, no path lookup) */
-    private static boolean hasSize(FileChannel file, long size) {
+        FileSendCallback sending = new FileSendCallback(file, shared, callback);
         try {
-            return file.size() == size;
-        } catch (IOException x) {
-            LOG.log(Level.DEBUG, () -> "cannot read the size of " + file + ": " + x);
-            return false;
+            response.write(file, position, count, true, sending);
+        } catch (RuntimeException x) {
+            sending.release(); // the write will not complete the callback that would have
+            throw x;
         }
     }
 
     /** A response is done with its file: gives back its reference to a file the cache keeps open, else closes it. */
-    private static void finish(FileChannel file, OpenFile shared) {
+    static void finish(FileChannel file, OpenFile shared) {
         if (shared != null) {
             shared.release();
         } else {

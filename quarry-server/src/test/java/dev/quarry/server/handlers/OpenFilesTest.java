@@ -4,11 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.quarry.core.Callback;
+import dev.quarry.server.ResponseWrapper;
 import dev.quarry.server.test.TestCertificates;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -149,6 +153,90 @@ class OpenFilesTest extends StaticFilesTestSupport {
             assertArrayEquals(content, reply.body());
         }
         assertEquals(1, files.openFiles());
+    }
+
+    @Test
+    void aFileSendThatThrowsGivesTheFileBack() throws Exception {
+        byte[] content = random(50_000, 5);
+        write("big.bin", content);
+        files = StaticFiles.builder(root)
+                .revalidateAfter(LONG)
+                .maxCachedFileSize(1024)
+                .build();
+        // A wrapper that fails the file write before passing it on: the write never completes its callback.
+        startServer(
+                (request, response, callback) -> files.handle(
+                        request,
+                        new ResponseWrapper(response) {
+                            @Override
+                            public void write(
+                                    FileChannel file, long position, long count, boolean last, Callback callback) {
+                                throw new IllegalStateException("refused by the test");
+                            }
+                        },
+                        callback),
+                b -> b);
+        for (int i = 0; i < 3; i++) {
+            assertEquals(500, get("/big.bin").status());
+        }
+        OpenFile open = files.openFileOf("/big.bin");
+        assertEquals(1, open.references(), "only the cache's reference is left: " + open);
+        assertEquals(1, openDescriptorsOf(root.resolve("big.bin")));
+    }
+
+    @Test
+    void aFileOpenedForOneSendThatThrowsIsClosed() throws Exception {
+        byte[] content = random(50_000, 6);
+        write("big.bin", content);
+        files = StaticFiles.builder(root)
+                .revalidateAfter(LONG)
+                .maxCachedFileSize(1024)
+                .maxOpenFiles(0)
+                .build();
+        startServer(
+                (request, response, callback) -> files.handle(
+                        request,
+                        new ResponseWrapper(response) {
+                            @Override
+                            public void write(
+                                    FileChannel file, long position, long count, boolean last, Callback callback) {
+                                throw new IllegalStateException("refused by the test");
+                            }
+                        },
+                        callback),
+                b -> b);
+        assertEquals(500, get("/big.bin").status());
+        assertEquals(0, openDescriptorsOf(root.resolve("big.bin")));
+    }
+
+    @Test
+    void aReaderInterruptedOnTheSharedFileDoesNotBreakItForTheNextRequests() throws Exception {
+        byte[] content = random(50_000, 7);
+        write("big.bin", content);
+        start(StaticFiles.builder(root).revalidateAfter(LONG).maxCachedFileSize(1024));
+        assertArrayEquals(content, get("/big.bin").assertFramed().body());
+        // What a virtual thread reading the file for a response sees when it is interrupted (a handler timeout, a
+        // stop): FileChannel is interruptible, and closes the channel, for every response that shares it.
+        OpenFile open = files.openFileOf("/big.bin");
+        assertTrue(open.acquire());
+        Thread reader = Thread.ofVirtual().unstarted(() -> {
+            Thread.currentThread().interrupt();
+            try {
+                open.channel().read(ByteBuffer.allocate(1024), 0);
+            } catch (IOException expected) {
+                // ClosedByInterruptException
+            }
+        });
+        reader.start();
+        reader.join();
+        open.release();
+        for (int i = 0; i < 3; i++) {
+            Reply reply = get("/big.bin").assertFramed();
+            assertEquals(200, reply.status());
+            assertArrayEquals(content, reply.body());
+        }
+        assertEquals(1, files.openFiles());
+        assertTrue(files.openFileOf("/big.bin").channel().isOpen(), "a fresh descriptor is kept open instead");
     }
 
     private static boolean contains(byte[] haystack, byte[] needle) {
