@@ -198,7 +198,7 @@ final class FileCache {
                     || openFiles >= maxOpenFiles) {
                 return null;
             }
-            OpenFile file = new OpenFile(channel, 2); // the cache's reference and the caller's
+            OpenFile file = new OpenFile(channel, representation.size, 2); // the cache's reference and the caller's
             representation.keepOpen(file);
             openFiles = openFiles + 1;
             return file;
