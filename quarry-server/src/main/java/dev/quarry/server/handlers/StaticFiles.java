@@ -556,10 +556,14 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
             response.write(true, ByteBuffer.wrap(representation.content, (int) position, (int) count), callback);
             return;
         }
-        // A wrapper may override the file write (to throttle, to transform): it gets the file, as it always did.
+        // A wrapper may override the file write (to throttle, to transform): it gets the file, as it always did. HTTP/2
+        // frames the file as before: its flusher copies small DATA pieces in the JVM, where a read of a mapped file
+        // truncated meanwhile faults (an InternalError); HTTP/1.1 hands the mapping to the kernel (which returns
+        // EFAULT) or, over TLS, to the engine, whose fault the TLS connection turns into an I/O error.
         ByteBuffer mapped = shared != null
                         && !(response instanceof ResponseWrapper)
-                        && (count <= COALESCED_SEND_LIMIT || !cleartextHttp1(request))
+                        && request.version() != HttpVersion.HTTP_2
+                        && (count <= COALESCED_SEND_LIMIT || !"http".equals(request.scheme()))
                 ? shared.mapped(position, count)
                 : null;
         FileSendCallback sending = new FileSendCallback(file, shared, callback);
@@ -569,15 +573,10 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
             } else {
                 response.write(file, position, count, true, sending);
             }
-        } catch (RuntimeException x) {
+        } catch (RuntimeException | Error x) {
             sending.release(); // the write will not complete the callback that would have
             throw x;
         }
-    }
-
-    /** @return whether the response goes out on HTTP/1 without TLS, where a file region can be sent with sendfile */
-    private static boolean cleartextHttp1(Request request) {
-        return request.version() != HttpVersion.HTTP_2 && "http".equals(request.scheme());
     }
 
     /** A response is done with its file: gives back its reference to a file the cache keeps open, else closes it. */
