@@ -49,10 +49,11 @@ import java.util.List;
  *       of a compressible type is compressed once, on a thread that may block, and cached; its responses say
  *       {@code Vary: Accept-Encoding}; requests with a Range get ranges of the file itself.
  *   <li><b>Safe paths</b>: see {@link FileResolver}; everything refused is a 404.
- *   <li><b>Sending</b>: cached small files from memory in one write with the head; other files with
- *       {@link Response#write(FileChannel, long, long, boolean, Callback)}, zero-copy on HTTP/1.1 cleartext, from a
- *       file the cache keeps open (see {@link StaticFilesBuilder#maxOpenFiles}) or, past that bound, opened for the
- *       request.
+ *   <li><b>Sending</b>: cached small files from memory in one write with the head; a file the cache keeps open (see
+ *       {@link StaticFilesBuilder#maxOpenFiles}) is also mapped, and on HTTP/1.1 sent from the mapping (cleartext:
+ *       regions up to 256 KiB, in one gathered write with the head; TLS: any region);
+ *       other sends use {@link Response#write(FileChannel, long, long, boolean, Callback)}, zero-copy on HTTP/1.1
+ *       cleartext, from the file kept open or, past that bound, opened for the request.
  * </ul>
  *
  * <p>Mounting: as the root handler it serves {@link Request#path()}; under a route such as {@code "GET /static/*"} it
