@@ -919,6 +919,10 @@ public final class TlsConnection extends AbstractConnection {
             SSLEngineResult result;
             try {
                 result = engine.wrap(sources, out);
+            } catch (InternalError x) {
+                // The JVM's answer to a fault while copying a source (SIGBUS): a mapped file truncated while it was
+                // being sent. An I/O error of this connection, so that its write fails and its callback completes.
+                throw new SSLException("cannot read the content to encrypt: " + x.getMessage(), x);
             } finally {
                 out.flip();
             }

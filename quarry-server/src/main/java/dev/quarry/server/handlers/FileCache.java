@@ -198,10 +198,28 @@ final class FileCache {
                     || openFiles >= maxOpenFiles) {
                 return null;
             }
-            OpenFile file = new OpenFile(channel, 2); // the cache's reference and the caller's
+            OpenFile file = new OpenFile(channel, representation.size, 2); // the cache's reference and the caller's
             representation.keepOpen(file);
             openFiles = openFiles + 1;
             return file;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Stops keeping a file open whose channel was closed under the cache (an interrupted reader closes a
+     * {@link FileChannel} for everyone), so that the next send opens the file again instead of failing.
+     *
+     * @param representation the representation the file was kept open for
+     * @param broken the file found closed
+     */
+    void forgetClosed(Representation representation, OpenFile broken) {
+        lock.lock();
+        try {
+            if (representation.openFile() == broken && representation.forgetOpenFile()) {
+                openFiles = openFiles - 1;
+            }
         } finally {
             lock.unlock();
         }

@@ -128,6 +128,11 @@ final class Representation {
         return current != null && current.acquire() ? current : null;
     }
 
+    /** @return the file the cache keeps open for this representation, or null (for tests) */
+    OpenFile openFile() {
+        return openFile;
+    }
+
     /** @return whether the cache keeps the file open */
     boolean hasOpenFile() {
         OpenFile current = openFile;

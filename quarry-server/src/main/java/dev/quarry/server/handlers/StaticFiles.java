@@ -8,11 +8,13 @@ import dev.quarry.http.HttpFields;
 import dev.quarry.http.HttpHeader;
 import dev.quarry.http.HttpMethod;
 import dev.quarry.http.HttpStatus;
+import dev.quarry.http.HttpVersion;
 import dev.quarry.http.PreEncodedHttpField;
 import dev.quarry.server.AsyncHandler;
 import dev.quarry.server.Handlers;
 import dev.quarry.server.Request;
 import dev.quarry.server.Response;
+import dev.quarry.server.ResponseWrapper;
 import dev.quarry.server.internal.OpenFilePermits;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -47,10 +49,11 @@ import java.util.List;
  *       of a compressible type is compressed once, on a thread that may block, and cached; its responses say
  *       {@code Vary: Accept-Encoding}; requests with a Range get ranges of the file itself.
  *   <li><b>Safe paths</b>: see {@link FileResolver}; everything refused is a 404.
- *   <li><b>Sending</b>: cached small files from memory in one write with the head; other files with
- *       {@link Response#write(FileChannel, long, long, boolean, Callback)}, zero-copy on HTTP/1.1 cleartext, from a
- *       file the cache keeps open (see {@link StaticFilesBuilder#maxOpenFiles}) or, past that bound, opened for the
- *       request.
+ *   <li><b>Sending</b>: cached small files from memory in one write with the head; a file the cache keeps open (see
+ *       {@link StaticFilesBuilder#maxOpenFiles}) is also mapped, and on HTTP/1.1 sent from the mapping (cleartext:
+ *       regions up to 256 KiB, in one gathered write with the head; TLS: any region);
+ *       other sends use {@link Response#write(FileChannel, long, long, boolean, Callback)}, zero-copy on HTTP/1.1
+ *       cleartext, from the file kept open or, past that bound, opened for the request.
  * </ul>
  *
  * <p>Mounting: as the root handler it serves {@link Request#path()}; under a route such as {@code "GET /static/*"} it
@@ -62,7 +65,9 @@ import java.util.List;
  * (and its bytes) if nothing changed. So a change shows within a second while a hot file costs a few stat calls per
  * second rather than per request. A larger file's size is also checked when it is opened (an fstat), and a mismatch
  * reloads it at once; the cache then keeps it open while its entry stays cached and unchanged, so that its next
- * requests need neither {@code open} nor a thread that may block.
+ * requests need neither {@code open} nor a thread that may block. A file kept open is trusted for as long as its entry
+ * (nginx's {@code open_file_cache_valid}): a file rewritten in place, rather than renamed into place, is seen at the
+ * next check, and meanwhile a send of it may be cut short (the connection is closed) if it shrank.
  *
  * <p>Thread-safety: immutable configuration; the cache is thread-safe. Where requests run: a request that the cache
  * answers without a system call on the file system (a small file from memory, a larger one the cache keeps open) runs
@@ -80,6 +85,13 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
     private static final PreEncodedHttpField TEXT_PLAIN =
             new PreEncodedHttpField(HttpHeader.CONTENT_TYPE, "text/plain; charset=utf-8");
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0).asReadOnlyBuffer();
+    /**
+     * On HTTP/1.1 cleartext, a region of a mapped file up to this size is written with its head in one gathered write
+     * (the kernel copies it from the page cache) rather than head then {@code sendfile}: one system call and one train
+     * of segments instead of four calls (the JDK's transferTo adds an fstat and a copy_file_range that fails for a
+     * socket) and a separate segment for the head. Larger regions go zero-copy, where the copy costs more than those.
+     */
+    static final long COALESCED_SEND_LIMIT = 256 * 1024;
 
     private final Path root;
     private final List<String> indexFiles;
@@ -168,6 +180,13 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
     /** @return how many files the cache keeps open now (see {@link StaticFilesBuilder#maxOpenFiles}) */
     int openFiles() {
         return cache.openFiles();
+    }
+
+    /** @return the file the cache keeps open for the file a request path names, or null (for tests) */
+    OpenFile openFileOf(String path) {
+        String key = resolver.key(path);
+        StaticResource cached = key == null ? null : cache.peek(key);
+        return cached == null ? null : cached.identity.openFile();
     }
 
     @Override
@@ -390,22 +409,13 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
         boolean multipart = satisfiable != null && satisfiable.size() > 1;
         if (!head && representation.content == null && !multipart) {
             shared = representation.acquireOpenFile(); // no file system access: fine where the request was parsed
-            if (shared != null && !hasSize(shared.channel(), representation.size)) {
-                // Rewritten in place since it was opened: the cached entry describes another content. One fstat per
-                // send keeps the promise that a size change is seen at once, as when each request opened the file.
+            if (shared != null && !shared.channel().isOpen()) {
+                // A reader of the shared channel was interrupted (FileChannel is interruptible, and an interrupt
+                // closes the channel for every user): forget it, and open the file again below. A volatile read per
+                // send, where asking the channel its size (an fstat) would also notice, but at a system call each.
                 shared.release();
+                cache.forgetClosed(representation, shared);
                 shared = null;
-                if (Invocable.isNonBlockingInvocation()) {
-                    Handlers.invoke(fileSystemHandler, request, response, callback);
-                    return;
-                }
-                cache.remove(resource);
-                if (!retried) {
-                    handle(request, response, callback, true);
-                } else {
-                    callback.failed(new IOException(representation.path + " keeps changing while being served"));
-                }
-                return;
             }
             if (shared != null) {
                 file = shared.channel();
@@ -462,7 +472,7 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
                     response.write(true, EMPTY.duplicate(), callback);
                 } else {
                     handedOver = true;
-                    send(response, representation, file, shared, 0, representation.size, callback);
+                    send(request, response, representation, file, shared, 0, representation.size, callback);
                 }
             } else if (satisfiable.size() == 1) {
                 ByteRanges.ByteRange range = satisfiable.get(0);
@@ -470,7 +480,7 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
                 out.put(HttpHeader.CONTENT_RANGE, range.contentRange(representation.size));
                 out.put(HttpHeader.CONTENT_LENGTH, Long.toString(range.length()));
                 handedOver = true;
-                send(response, representation, file, shared, range.first(), range.length(), callback);
+                send(request, response, representation, file, shared, range.first(), range.length(), callback);
             } else {
                 String boundary = MultipartRanges.boundary();
                 String partType = resource.contentType.value();
@@ -535,6 +545,7 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
      * closed when done.
      */
     private static void send(
+            Request request,
             Response response,
             Representation representation,
             FileChannel file,
@@ -546,31 +557,31 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
             response.write(true, ByteBuffer.wrap(representation.content, (int) position, (int) count), callback);
             return;
         }
-        Callback closing = Callback.from(
-                InvocationType.NON_BLOCKING,
-                () -> {
-                    finish(file, shared);
-                    callback.succeeded();
-                },
-                failure -> {
-                    finish(file, shared);
-                    callback.failed(failure);
-                });
-        response.write(file, position, count, true, closing);
-    }
-
-    /** @return whether the open file has the size it had when it was cached (an fstat, no path lookup) */
-    private static boolean hasSize(FileChannel file, long size) {
+        // A wrapper may override the file write (to throttle, to transform): it gets the file, as it always did. HTTP/2
+        // frames the file as before: its flusher copies small DATA pieces in the JVM, where a read of a mapped file
+        // truncated meanwhile faults (an InternalError); HTTP/1.1 hands the mapping to the kernel (which returns
+        // EFAULT) or, over TLS, to the engine, whose fault the TLS connection turns into an I/O error.
+        ByteBuffer mapped = shared != null
+                        && !(response instanceof ResponseWrapper)
+                        && request.version() != HttpVersion.HTTP_2
+                        && (count <= COALESCED_SEND_LIMIT || !"http".equals(request.scheme()))
+                ? shared.mapped(position, count)
+                : null;
+        FileSendCallback sending = new FileSendCallback(file, shared, callback);
         try {
-            return file.size() == size;
-        } catch (IOException x) {
-            LOG.log(Level.DEBUG, () -> "cannot read the size of " + file + ": " + x);
-            return false;
+            if (mapped != null) {
+                response.write(true, mapped, sending);
+            } else {
+                response.write(file, position, count, true, sending);
+            }
+        } catch (RuntimeException | Error x) {
+            sending.release(); // the write will not complete the callback that would have
+            throw x;
         }
     }
 
     /** A response is done with its file: gives back its reference to a file the cache keeps open, else closes it. */
-    private static void finish(FileChannel file, OpenFile shared) {
+    static void finish(FileChannel file, OpenFile shared) {
         if (shared != null) {
             shared.release();
         } else {

@@ -95,13 +95,28 @@ class FileCacheTest extends StaticFilesTestSupport {
     }
 
     @Test
-    void aLargerFileWhoseSizeChangedIsReloadedAtOnce() throws Exception {
+    void aLargerFileOpenedPerRequestWhoseSizeChangedIsReloadedAtOnce() throws Exception {
         Path file = write("big.txt", "x".repeat(50_000));
-        start(StaticFiles.builder(root).revalidateAfter(LONG).maxCachedFileSize(1024));
+        start(StaticFiles.builder(root)
+                .revalidateAfter(LONG)
+                .maxCachedFileSize(1024)
+                .maxOpenFiles(0));
         assertEquals(50_000, get("/big.txt").body().length);
         Files.writeString(file, "y".repeat(60_000));
         Reply reply = get("/big.txt").assertFramed();
         assertEquals(60_000, reply.body().length, "the size is checked when the file is opened");
+        assertTrue(reply.text().startsWith("yyy"));
+    }
+
+    @Test
+    void aFileKeptOpenThatIsRewrittenInPlaceIsSeenWhenCheckedAgain() throws Exception {
+        Path file = write("big.txt", "x".repeat(50_000));
+        // Trusted for revalidateAfter like every entry (no fstat per send): zero here, so checked on every request.
+        start(StaticFiles.builder(root).revalidateAfter(Duration.ZERO).maxCachedFileSize(1024));
+        assertEquals(50_000, get("/big.txt").body().length);
+        Files.writeString(file, "y".repeat(60_000));
+        Reply reply = get("/big.txt").assertFramed();
+        assertEquals(60_000, reply.body().length);
         assertTrue(reply.text().startsWith("yyy"));
     }
 

@@ -4,19 +4,30 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.quarry.core.Callback;
+import dev.quarry.core.InvocationType;
+import dev.quarry.http.HttpHeader;
+import dev.quarry.server.ResponseWrapper;
+import dev.quarry.server.test.ServerTestBase;
 import dev.quarry.server.test.TestCertificates;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
@@ -149,6 +160,194 @@ class OpenFilesTest extends StaticFilesTestSupport {
             assertArrayEquals(content, reply.body());
         }
         assertEquals(1, files.openFiles());
+    }
+
+    @Test
+    void aFileSendThatThrowsGivesTheFileBack() throws Exception {
+        byte[] content = random(50_000, 5);
+        write("big.bin", content);
+        files = StaticFiles.builder(root)
+                .revalidateAfter(LONG)
+                .maxCachedFileSize(1024)
+                .build();
+        // A wrapper that fails the file write before passing it on: the write never completes its callback.
+        startServer(
+                (request, response, callback) -> files.handle(
+                        request,
+                        new ResponseWrapper(response) {
+                            @Override
+                            public void write(
+                                    FileChannel file, long position, long count, boolean last, Callback callback) {
+                                throw new IllegalStateException("refused by the test");
+                            }
+                        },
+                        callback),
+                b -> b);
+        for (int i = 0; i < 3; i++) {
+            assertEquals(500, get("/big.bin").status());
+        }
+        OpenFile open = files.openFileOf("/big.bin");
+        assertEquals(1, open.references(), "only the cache's reference is left: " + open);
+        assertEquals(1, openDescriptorsOf(root.resolve("big.bin")));
+    }
+
+    @Test
+    void aFileOpenedForOneSendThatThrowsIsClosed() throws Exception {
+        byte[] content = random(50_000, 6);
+        write("big.bin", content);
+        files = StaticFiles.builder(root)
+                .revalidateAfter(LONG)
+                .maxCachedFileSize(1024)
+                .maxOpenFiles(0)
+                .build();
+        startServer(
+                (request, response, callback) -> files.handle(
+                        request,
+                        new ResponseWrapper(response) {
+                            @Override
+                            public void write(
+                                    FileChannel file, long position, long count, boolean last, Callback callback) {
+                                throw new IllegalStateException("refused by the test");
+                            }
+                        },
+                        callback),
+                b -> b);
+        assertEquals(500, get("/big.bin").status());
+        assertEquals(0, openDescriptorsOf(root.resolve("big.bin")));
+    }
+
+    @Test
+    void aReaderInterruptedOnTheSharedFileDoesNotBreakItForTheNextRequests() throws Exception {
+        byte[] content = random(50_000, 7);
+        write("big.bin", content);
+        start(StaticFiles.builder(root).revalidateAfter(LONG).maxCachedFileSize(1024));
+        assertArrayEquals(content, get("/big.bin").assertFramed().body());
+        // What a virtual thread reading the file for a response sees when it is interrupted (a handler timeout, a
+        // stop): FileChannel is interruptible, and closes the channel, for every response that shares it.
+        OpenFile open = files.openFileOf("/big.bin");
+        assertTrue(open.acquire());
+        Thread reader = Thread.ofVirtual().unstarted(() -> {
+            Thread.currentThread().interrupt();
+            try {
+                open.channel().read(ByteBuffer.allocate(1024), 0);
+            } catch (IOException expected) {
+                // ClosedByInterruptException
+            }
+        });
+        reader.start();
+        reader.join();
+        open.release();
+        for (int i = 0; i < 3; i++) {
+            Reply reply = get("/big.bin").assertFramed();
+            assertEquals(200, reply.status());
+            assertArrayEquals(content, reply.body());
+        }
+        assertEquals(1, files.openFiles());
+        assertTrue(files.openFileOf("/big.bin").channel().isOpen(), "a fresh descriptor is kept open instead");
+    }
+
+    @Test
+    void aFileKeptOpenThatShrinksInPlaceCutsItsSendShortAndTheServerGoesOn() throws Exception {
+        byte[] content = random(100_000, 8);
+        Path big = write("big.bin", content);
+        write("other.bin", random(50_000, 9));
+        start(StaticFiles.builder(root).revalidateAfter(LONG).maxCachedFileSize(1024));
+        assertArrayEquals(content, get("/big.bin").assertFramed().body());
+        // Rewritten in place, not renamed into place: the entry is trusted until it is checked again, and the pages
+        // past the new end are gone from the mapping (a write from them fails, a read in the JVM faults).
+        try (FileChannel truncating = FileChannel.open(big, StandardOpenOption.WRITE)) {
+            truncating.truncate(10);
+        }
+        assertTrue(bytesReceived("/big.bin") < content.length, "cut short");
+        OpenFile open = files.openFileOf("/big.bin");
+        ServerTestBase.await("the failed send gives its reference back", () -> open.references() == 1, open::toString);
+        // The server goes on: other files, and the same one once its entry is checked again.
+        assertEquals(200, get("/other.bin").assertFramed().status());
+        assertEquals(200, get("/other.bin").assertFramed().status());
+    }
+
+    @Test
+    void aWriteFromAMappedFileTruncatedWhileItWaitsForTheSocketFailsItsCallback() throws Exception {
+        int size = 16 * 1024 * 1024; // more than the socket buffers take: the write waits, then continues
+        Path file = root.resolve("sparse.bin");
+        try (java.io.RandomAccessFile sparse = new java.io.RandomAccessFile(file.toFile(), "rw")) {
+            sparse.setLength(size);
+        }
+        MappedByteBuffer mapped;
+        try (FileChannel channel = FileChannel.open(file)) {
+            mapped = channel.map(FileChannel.MapMode.READ_ONLY, 0, size);
+        }
+        CompletableFuture<Void> writeReturned = new CompletableFuture<>();
+        CompletableFuture<String> outcome = new CompletableFuture<>();
+        startServer(
+                (request, response, callback) -> {
+                    response.headers().put(HttpHeader.CONTENT_LENGTH, Integer.toString(size));
+                    response.write(
+                            true,
+                            mapped,
+                            Callback.from(
+                                    InvocationType.NON_BLOCKING,
+                                    () -> {
+                                        outcome.complete("succeeded");
+                                        callback.succeeded();
+                                    },
+                                    failure -> {
+                                        outcome.complete("failed");
+                                        callback.failed(failure);
+                                    }));
+                    writeReturned.complete(null);
+                },
+                b -> b);
+        try (Socket client = overTls()
+                ? TestCertificates.ec().clientContext().getSocketFactory().createSocket()
+                : new Socket()) {
+            client.setReceiveBufferSize(4096);
+            client.connect(new java.net.InetSocketAddress("127.0.0.1", server.port()));
+            client.setSoTimeout(20_000);
+            client.getOutputStream()
+                    .write("GET /sparse.bin HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+                            .getBytes(StandardCharsets.ISO_8859_1));
+            writeReturned.get(10, TimeUnit.SECONDS);
+            // Only the continuation, on the selector as the socket drains, reads what is left: from here on it faults.
+            try (FileChannel truncating = FileChannel.open(file, StandardOpenOption.WRITE)) {
+                truncating.truncate(0);
+            }
+            InputStream in = client.getInputStream();
+            byte[] buffer = new byte[65536];
+            long received = 0;
+            try {
+                for (int n; (n = in.read(buffer)) >= 0; ) {
+                    received += n;
+                }
+            } catch (java.net.SocketException | javax.net.ssl.SSLException reset) {
+                // closed abortively
+            }
+            assertTrue(received < size, "cut short: " + received);
+        }
+        assertEquals("failed", outcome.get(10, TimeUnit.SECONDS));
+    }
+
+    /** @return how many bytes a GET received, head included, until the server closed (or reset) the connection */
+    private long bytesReceived(String target) throws IOException {
+        try (Socket socket = overTls()
+                ? TestCertificates.ec().clientContext().getSocketFactory().createSocket("127.0.0.1", server.port())
+                : new Socket("127.0.0.1", server.port())) {
+            socket.setSoTimeout(20_000);
+            socket.getOutputStream()
+                    .write(("GET " + target + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+                            .getBytes(StandardCharsets.ISO_8859_1));
+            InputStream in = socket.getInputStream();
+            byte[] buffer = new byte[8192];
+            long total = 0;
+            try {
+                for (int n; (n = in.read(buffer)) >= 0; ) {
+                    total += n;
+                }
+            } catch (java.net.SocketException | javax.net.ssl.SSLException reset) {
+                // the server closed it abortively: what arrived before counts
+            }
+            return total;
+        }
     }
 
     private static boolean contains(byte[] haystack, byte[] needle) {
