@@ -47,6 +47,8 @@ final class GetCommand {
                                       speak it on that port), h2 by ALPN for https (else HTTP/1.1)
               --no-follow             do not follow redirects
               --max-time DURATION     fail if the whole exchange takes longer (e.g. 10s, 500ms)
+              --idle-timeout DURATION fail if no byte of the response (nor of the request while it is
+                                      sent) moves for this long (default 30s)
               --unix PATH             connect to a Unix-domain socket (e.g. quarry serve --unix PATH)
               -x, --proxy [USER:PASSWORD@]HOST:PORT
                                       go through an HTTP proxy: CONNECT tunnels for https,
@@ -56,7 +58,8 @@ final class GetCommand {
             Without --http2, requests use HTTP/1.1 (over TLS for https).
             """;
 
-    static final Set<String> OPTIONS = Set.of("output", "method", "data", "header", "max-time", "unix", "proxy");
+    static final Set<String> OPTIONS =
+            Set.of("output", "method", "data", "header", "max-time", "idle-timeout", "unix", "proxy");
     static final Set<String> FLAGS = Set.of("verbose", "insecure", "compressed", "no-follow", "http2");
     private static final Map<String, String> SHORT = Map.of(
             "-v", "--verbose",
@@ -208,6 +211,8 @@ final class GetCommand {
             }
             options.string("max-time")
                     .ifPresent(ignored -> request.timeout(options.duration("max-time", Duration.ZERO)));
+            options.string("idle-timeout")
+                    .ifPresent(ignored -> request.idleTimeout(options.duration("idle-timeout", Duration.ZERO)));
         } catch (IllegalArgumentException x) {
             throw new Options.UsageException(x.getMessage());
         }

@@ -177,6 +177,25 @@ class GetCommandTest {
     }
 
     @Test
+    void idleTimeoutFailsARequestThatTheServerNeverAnswers() throws Exception {
+        // Nobody accepts: the kernel completes the connect and takes the request, and no byte ever comes back.
+        try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            CliRun run = run(
+                    "get",
+                    "--idle-timeout",
+                    "300ms",
+                    "--max-time",
+                    "20s",
+                    "http://127.0.0.1:" + silent.getLocalPort() + "/never");
+            assertEquals(1, run.status(), run.err());
+            assertTrue(run.err().contains("idle timeout of 300 ms expired waiting for the response head"), run.err());
+        }
+        CliRun zero = run("get", "--idle-timeout", "0", url("/hello"));
+        assertEquals(2, zero.status());
+        assertTrue(zero.err().contains("idleTimeout must be positive"), zero.err());
+    }
+
+    @Test
     void mistakesAreNamed() {
         CliRun none = run("get");
         assertEquals(2, none.status());

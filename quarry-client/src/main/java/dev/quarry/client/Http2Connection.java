@@ -216,11 +216,13 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
      * request sent (RFC 7540 3.2), and {@code leftover} (the bytes after the 101) holds the server's first frames.
      */
     void adoptUpgraded(Exchange exchange, ByteBuffer leftover) {
+        Http2Stream upgradedStream;
         lock.lock();
         try {
             upgraded = true;
             opened = true; // the socket was counted open by the HTTP/1.1 connection
-            Http2Stream stream = newStream(exchange);
+            upgradedStream = newStream(exchange);
+            Http2Stream stream = upgradedStream;
             stream.id = 1;
             stream.headersSent = true;
             stream.requestEnded = true;
@@ -232,6 +234,7 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
             lock.unlock();
         }
         exchange.connection(this);
+        startIdleTimeout(upgradedStream);
         ByteBuffer bytes = buffer.byteBuffer();
         bytes.compact();
         bytes.put(leftover);
@@ -271,7 +274,7 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
     }
 
     private Http2Stream newStream(Exchange exchange) {
-        Http2Stream stream = new Http2Stream(this, exchange, peerInitialWindow, STREAM_WINDOW);
+        Http2Stream stream = new Http2Stream(this, exchange, peerInitialWindow, STREAM_WINDOW, client.timer());
         live.add(stream);
         return stream;
     }
@@ -282,7 +285,58 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
             failStream(stream, aborted, null, false);
             return;
         }
+        if (!startIdleTimeout(stream)) {
+            return;
+        }
         client.executor().execute(() -> writer.write(stream));
+    }
+
+    /** Starts the stream's own idle timeout, if its request has one. @return false if the stream failed instead */
+    private boolean startIdleTimeout(Http2Stream stream) {
+        if (stream.idleTimeout == null) {
+            return true;
+        }
+        try {
+            stream.idleTimeout.start();
+        } catch (IllegalStateException x) {
+            failStream(stream, new IOException("the client is closed", x), ErrorCode.CANCEL, false);
+            return false;
+        }
+        // It may have closed between its creation and the start: a close stops only a started timeout.
+        boolean closed;
+        lock.lock();
+        try {
+            closed = stream.closed;
+        } finally {
+            lock.unlock();
+        }
+        if (closed) {
+            stream.idleTimeout.stop();
+        }
+        return !closed;
+    }
+
+    /**
+     * The stream's own idle timeout expired (on the timer's executor, must not block): the stream is reset with
+     * CANCEL and its exchange fails; the connection and its other streams go on.
+     */
+    void streamIdleExpired(Http2Stream stream) {
+        boolean requestSent;
+        boolean responseStarted;
+        lock.lock();
+        try {
+            if (stream.closed) {
+                return;
+            }
+            requestSent = stream.requestEnded;
+            responseStarted = stream.responseStarted;
+        } finally {
+            lock.unlock();
+        }
+        SocketTimeoutException cause = IdleTimeoutFailure.of(
+                stream.exchange.request, stream.exchange.request.idleTimeoutMillis(), requestSent, responseStarted);
+        LOG.log(Level.DEBUG, "resetting stream {0}: {1}", stream.id, cause.getMessage());
+        failStream(stream, cause, ErrorCode.CANCEL, false);
     }
 
     /** Starts the exchanges that wait for a stream, as far as the server's limit allows. */
@@ -492,6 +546,9 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
     /** Under the lock: the stream no longer counts against the server's limit. */
     void closeLocked(Http2Stream stream) {
         stream.closed = true;
+        if (stream.idleTimeout != null) {
+            stream.idleTimeout.stop(); // lock-free: cancels its one scheduled check
+        }
         live.remove(stream);
         if (stream.id != 0) {
             streams.remove(stream.id);
@@ -1097,9 +1154,48 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
         });
     }
 
+    /**
+     * The whole connection was silent for the client's idle timeout. Without streams whose requests have idle timeouts
+     * of their own, it closes as ever; with some, their own timeouts decide for them, so only the streams that have
+     * none fail (reset with CANCEL) and the connection stays open.
+     */
     @Override
     public boolean onIdleExpired() {
-        return true;
+        List<Http2Stream> expired = new ArrayList<>();
+        lock.lock();
+        try {
+            boolean ownTimeouts = false;
+            for (Http2Stream stream : live) {
+                if (stream.idleTimeout != null) {
+                    ownTimeouts = true;
+                } else {
+                    expired.add(stream);
+                }
+            }
+            if (!ownTimeouts) {
+                return true;
+            }
+        } finally {
+            lock.unlock();
+        }
+        for (Http2Stream stream : expired) {
+            boolean requestSent;
+            boolean responseStarted;
+            lock.lock();
+            try {
+                requestSent = stream.requestEnded;
+                responseStarted = stream.responseStarted;
+            } finally {
+                lock.unlock();
+            }
+            failStream(
+                    stream,
+                    IdleTimeoutFailure.of(
+                            stream.exchange.request, endPoint().idleTimeout(), requestSent, responseStarted),
+                    ErrorCode.CANCEL,
+                    false);
+        }
+        return false;
     }
 
     @Override

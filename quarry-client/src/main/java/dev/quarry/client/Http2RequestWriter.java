@@ -229,6 +229,7 @@ final class Http2RequestWriter {
 
                 @Override
                 void written() {
+                    stream.notIdle(); // the connection accepted request bytes: progress for the stream's idle timeout
                     written.succeeded();
                 }
 

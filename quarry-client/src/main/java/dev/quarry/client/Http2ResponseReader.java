@@ -122,6 +122,9 @@ final class Http2ResponseReader {
             connection.failStream(stream, connection.badResponse(error), code, false);
             return;
         }
+        if (stream != null) {
+            stream.notIdle();
+        }
         if (handOver != null) {
             Http2Stream.offer(stream, handOver);
         } else if (complete) {
@@ -170,6 +173,7 @@ final class Http2ResponseReader {
                     false);
             return;
         }
+        stream.notIdle();
         boolean trailers;
         lock.lock();
         try {

@@ -1,8 +1,13 @@
 package dev.quarry.client;
 
+import dev.quarry.core.Invocable;
+import dev.quarry.core.InvocationType;
 import dev.quarry.core.buffer.RetainableByteBuffer;
+import dev.quarry.core.timer.HashedWheelTimer;
+import dev.quarry.core.timer.IdleTimeout;
 import dev.quarry.http.HttpFields;
 import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,6 +22,11 @@ import java.util.concurrent.CompletableFuture;
  * the server only as the reader consumes ({@link #demand()}): a reader that stops reading stops its stream's server.
  * Chunks are handed to the {@link ResponseContent} one at a time, the next one when the reader consumed the last.
  *
+ * <p><b>Idle timeout.</b> A request with an {@linkplain HttpRequest.Builder#idleTimeout idle timeout} of its own gets
+ * an {@link IdleTimeout} for its stream alone, which each HEADERS or DATA frame received for it and each of its DATA
+ * frames written marks as progress (a timestamp, nothing rescheduled); on expiry the connection resets the stream.
+ * Streams of requests without one cost a null field.
+ *
  * <p>Thread-safety: every field is guarded by the connection's {@link Http2Lock}, except the handing over of a chunk
  * to the {@link ResponseContent}, done outside the lock by the one thread that took it from the queue (a taken chunk
  * is the only one outstanding until the reader demands again, so chunks are handed over in order).
@@ -26,6 +36,8 @@ final class Http2Stream implements ResponseContent.Source {
     final Exchange exchange;
     final ResponseContent content;
     final HttpFields trailers = new HttpFields();
+    /** The request's own idle timeout, or null when only the connection's (the client's) applies. Thread-safe. */
+    final IdleTimeout idleTimeout;
     /** 0 until the HEADERS frame is generated. */
     int id;
 
@@ -60,13 +72,30 @@ final class Http2Stream implements ResponseContent.Source {
     /** A copied DATA payload and the flow-controlled length it counts for (its padding included). */
     record Chunk(RetainableByteBuffer buffer, int flowLength) {}
 
-    Http2Stream(Http2Connection connection, Exchange exchange, long sendWindow, int receiveWindow) {
+    Http2Stream(
+            Http2Connection connection, Exchange exchange, long sendWindow, int receiveWindow, HashedWheelTimer timer) {
         this.connection = connection;
         this.exchange = exchange;
+        long idleMillis = exchange.request.idleTimeoutMillis();
+        // Expiry only resets the stream and fails its exchange under the connection's short lock: never blocks.
+        this.idleTimeout = idleMillis <= 0
+                ? null
+                : IdleTimeout.of(
+                        timer,
+                        Duration.ofMillis(idleMillis),
+                        Invocable.task(InvocationType.NON_BLOCKING, () -> connection.streamIdleExpired(this)));
         this.content = new ResponseContent(this, exchange);
         this.sendWindow = sendWindow;
         this.receiveWindow = receiveWindow;
         this.demanded = true; // the reader's first read asks before any chunk exists
+    }
+
+    /** The stream made progress: a frame of it arrived, or one of its DATA frames was written. O(1), lock-free. */
+    void notIdle() {
+        IdleTimeout timeout = idleTimeout;
+        if (timeout != null) {
+            timeout.notIdle();
+        }
     }
 
     // --- under the connection's lock ---------------------------------------------------------------------------------

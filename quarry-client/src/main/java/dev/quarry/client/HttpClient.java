@@ -61,7 +61,9 @@ import javax.net.ssl.SSLContext;
  * {@link #toString()}, and MXBeans with {@link Builder#jmx(boolean)}.
  *
  * <p><b>Timeouts</b> fail the request with a {@link SocketTimeoutException}: connect, idle (no byte either way on a
- * connection carrying the exchange) and request (the whole exchange, from send to the end of the content).
+ * connection carrying the exchange; a request may set its own, {@link HttpRequest.Builder#idleTimeout(Duration)},
+ * which over HTTP/2 applies to its stream alone) and request (the whole exchange, from send to the end of the
+ * content).
  *
  * <p><b>Threads.</b> One platform thread per selector; virtual threads write requests and complete futures; a timer
  * thread. No selector thread ever blocks (no application code runs on one).
@@ -657,7 +659,8 @@ public final class HttpClient implements AutoCloseable {
 
         /**
          * @param timeout how long a connection may see no byte either way: an idle pooled connection is then closed,
-         *     and an exchange on it fails; zero for none (default 30 s)
+         *     and an exchange on it fails; zero for none (default 30 s). A request may have its own instead
+         *     ({@link HttpRequest.Builder#idleTimeout(Duration)})
          */
         public Builder idleTimeout(Duration timeout) {
             this.idleTimeout = notNegative(timeout, "idleTimeout");

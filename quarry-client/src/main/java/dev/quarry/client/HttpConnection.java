@@ -47,6 +47,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * or when it fails; then the connection goes back to the pool if it persists, or is closed and removed. Parsing is
  * serialised: only one thread parses at a time, because a new fill interest or demand only follows the end of the
  * previous parse; the network buffer is released by whichever of parsing or closing happens last ({@link #io}).
+ *
+ * <p><b>Idle timeout.</b> The endpoint's idle timeout is the client's, or, while the connection carries an exchange
+ * whose request has an {@linkplain HttpRequest.Builder#idleTimeout idle timeout} of its own, that one: one exchange
+ * at a time, so the connection's silence is the exchange's. An exchange that idles out closes the connection (its
+ * state is unknown) and is not retried.
  */
 final class HttpConnection extends AbstractConnection
         implements HttpResponseListener, ClientConnection, ResponseContent.Source {
@@ -87,6 +92,11 @@ final class HttpConnection extends AbstractConnection
     // Set before the first byte of the request is handed to the socket: a failure seen after it may have reached
     // the server (the endpoint's byte count is written by the writing thread only, and may not be visible yet).
     private volatile boolean requestWriteStarted;
+    // Set when the response head was delivered, so that an idle timeout names the phase it expired in.
+    private volatile boolean delivered;
+    // When the exchange was assigned: a request's own idle timeout counts from there, not from the connection's last
+    // activity in the pool (see onIdleExpired).
+    private volatile long assignedNanos;
     private volatile boolean lastWriteIssued;
     // h2c upgrade (RFC 7540 3.2): offered on the first exchange only, if it has no body.
     private boolean offerH2c;
@@ -174,6 +184,7 @@ final class HttpConnection extends AbstractConnection
         reused = reusedFromPool;
         responseBytes = 0;
         requestWriteStarted = false;
+        delivered = false;
         completion.set(0);
         lastWriteIssued = false;
         upgrading = offerH2c && isBodyless(next.request);
@@ -183,6 +194,11 @@ final class HttpConnection extends AbstractConnection
         parser.reset();
         parser.requestMethod(next.request.method());
         next.connection(this);
+        long idleMillis = next.request.idleTimeoutMillis();
+        if (idleMillis > 0) {
+            assignedNanos = System.nanoTime();
+            endPoint().setIdleTimeout(idleMillis);
+        }
         exchange = next;
         Throwable aborted = next.abortCause();
         if (aborted != null) {
@@ -525,6 +541,7 @@ final class HttpConnection extends AbstractConnection
             abort(current, new IOException("exchange already failed"));
             return true;
         }
+        delivered = true;
         return false;
     }
 
@@ -623,6 +640,9 @@ final class HttpConnection extends AbstractConnection
         done.connection(null);
         done.ended();
         if (persistent && isUsable()) {
+            if (done.request.idleTimeoutMillis() > 0) {
+                endPoint().setIdleTimeout(client.idleTimeoutMillis()); // the pool's again
+            }
             parser.reset();
             fillInterested(); // idle: notice when the server closes
             destination.release(this);
@@ -679,7 +699,9 @@ final class HttpConnection extends AbstractConnection
         endPoint().close(cause);
         exchange = null;
         current.connection(null);
-        if (current.retryable(reused, responseStarted, requestSent)) {
+        // An idle timeout is the server's silence, not a stale pooled connection: retrying would double the wait.
+        boolean timedOut = cause instanceof SocketTimeoutException;
+        if (!timedOut && current.retryable(reused, responseStarted, requestSent)) {
             LOG.log(Level.DEBUG, "retrying {0} on a new connection after: {1}", current, cause);
             destination.remove(this);
             destination.retry(current);
@@ -709,12 +731,18 @@ final class HttpConnection extends AbstractConnection
     public boolean onIdleExpired() {
         Exchange current = exchange;
         if (current != null) {
+            long idleMillis = current.request.idleTimeoutMillis();
+            if (idleMillis > 0 && System.nanoTime() - assignedNanos < TimeUnit.MILLISECONDS.toNanos(idleMillis)) {
+                // Setting the request's shorter timeout counted it from the connection's last activity in the pool,
+                // not from the assignment: not the exchange's idleness. The timeout checks again a period from now.
+                return false;
+            }
             // Failed with the timeout before the endpoint closes: closing the channel wakes the selector, whose read of
             // the closed socket would otherwise fail the exchange first, as if the server had closed the connection.
             failExchange(
                     current,
-                    new TimeoutException(
-                            "idle timeout expired after " + endPoint().idleTimeout() + " ms"));
+                    IdleTimeoutFailure.of(
+                            current.request, endPoint().idleTimeout(), (completion.get() & REQUEST) != 0, delivered));
         }
         return true;
     }

@@ -11,7 +11,8 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * An HTTP request: method, absolute URI, header fields, body and an optional timeout for the whole exchange.
+ * An HTTP request: method, absolute URI, header fields, body, and optional timeouts of its own: one for the whole
+ * exchange, and an idle timeout that overrides the client's for this request.
  *
  * <pre>{@code
  * HttpRequest request = HttpRequest.newBuilder("http://localhost:8080/items")
@@ -35,6 +36,7 @@ public final class HttpRequest {
     private final HttpFields headers;
     private final RequestBody body;
     private final Duration timeout;
+    private final long idleTimeoutMillis; // 0: the client's idle timeout applies
     private final Boolean followRedirects;
 
     private HttpRequest(Builder builder) {
@@ -44,6 +46,7 @@ public final class HttpRequest {
         this.headers = builder.headers.asImmutable();
         this.body = builder.body;
         this.timeout = builder.timeout;
+        this.idleTimeoutMillis = builder.idleTimeout == null ? 0 : Math.max(1, builder.idleTimeout.toMillis());
         this.followRedirects = builder.followRedirects;
     }
 
@@ -102,6 +105,16 @@ public final class HttpRequest {
         return Optional.ofNullable(timeout);
     }
 
+    /** @return the idle timeout of this request, if set; else the client's {@code idleTimeout} applies */
+    public Optional<Duration> idleTimeout() {
+        return idleTimeoutMillis == 0 ? Optional.empty() : Optional.of(Duration.ofMillis(idleTimeoutMillis));
+    }
+
+    /** @return the idle timeout of this request in milliseconds, or 0 when the client's applies (no allocation) */
+    long idleTimeoutMillis() {
+        return idleTimeoutMillis;
+    }
+
     /**
      * @return whether the method is idempotent (RFC 9110 §9.2.2), so that the request may be retried after a pooled
      *     connection turned out to be closed
@@ -137,6 +150,7 @@ public final class HttpRequest {
         private RequestBody body = RequestBody.empty();
         private final HttpFields headers = new HttpFields();
         private Duration timeout;
+        private Duration idleTimeout;
         private Boolean followRedirects;
 
         private Builder(URI uri) {
@@ -233,6 +247,32 @@ public final class HttpRequest {
                 throw new IllegalArgumentException("timeout must be positive: " + timeout);
             }
             this.timeout = timeout;
+            return this;
+        }
+
+        /**
+         * Overrides the client's {@linkplain HttpClient.Builder#idleTimeout idle timeout} for this request only: the
+         * longest the exchange may go without progress, that is without receiving a byte of the response head or
+         * content and, while the body is sent, without the connection accepting a byte of it. Progress restarts the
+         * clock, so a slow but steady response never expires; a whole-request {@link #timeout(Duration)} still bounds
+         * it. Past it the exchange fails with a {@link java.net.SocketTimeoutException} whose message names the
+         * timeout and the phase (sending the request, waiting for the response head, or for its content), or its
+         * content does if the response was already delivered. A response content the application stops reading
+         * makes no progress either.
+         *
+         * <p>Over HTTP/1.1 it is the idle timeout of the connection while it carries this exchange, which is then
+         * closed (its state is unknown); the connection gets the client's back when it returns to the pool. Over
+         * HTTP/2 it applies to this request's stream only: the stream is reset ({@code RST_STREAM CANCEL}) and the
+         * connection and its other streams go on.
+         *
+         * @param timeout the longest time without progress; positive
+         * @return this builder
+         */
+        public Builder idleTimeout(Duration timeout) {
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("idleTimeout must be positive: " + timeout);
+            }
+            this.idleTimeout = timeout;
             return this;
         }
 

@@ -86,6 +86,7 @@ final class Redirects {
             next.header(field.name(), field.value());
         }
         request.timeout().ifPresent(next::timeout);
+        request.idleTimeout().ifPresent(next::idleTimeout);
         return Optional.of(next.build());
     }
 
