@@ -2,12 +2,14 @@ package dev.quarry.docs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
@@ -20,6 +22,7 @@ import org.junit.jupiter.api.TestFactory;
  * longer compiles, misses an import or throws fails the build, named by file and line.
  */
 class DocSnippetsTest {
+    private static final Duration SNIPPET_TIMEOUT = Duration.ofSeconds(120);
 
     private static Path root() {
         return Path.of(System.getProperty("quarry.root", "..")).toAbsolutePath().normalize();
@@ -41,7 +44,15 @@ class DocSnippetsTest {
 
     @TestFactory
     Stream<DynamicTest> everyJavaSnippetRunsAsWritten() throws IOException {
-        return allSnippets().stream().map(s -> dynamicTest(s.location(), () -> SnippetRunner.run(s)));
+        // JUnit's default timeout does not cover dynamic tests: each snippet gets its own, so that one that hangs
+        // fails the build, named, rather than stalling it.
+        return allSnippets().stream()
+                .map(s -> dynamicTest(
+                        s.location(),
+                        () -> assertTimeoutPreemptively(
+                                SNIPPET_TIMEOUT,
+                                () -> SnippetRunner.run(s),
+                                () -> s + ": still running after " + SNIPPET_TIMEOUT.toSeconds() + " s")));
     }
 
     @Test

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.logging.LogManager;
 import java.util.stream.Collectors;
 import jdk.jshell.JShell;
@@ -19,6 +20,10 @@ import jdk.jshell.Snippet.Status;
 import jdk.jshell.SnippetEvent;
 import jdk.jshell.SourceCodeAnalysis;
 import jdk.jshell.VarSnippet;
+import jdk.jshell.execution.DirectExecutionControl;
+import jdk.jshell.spi.ExecutionControl;
+import jdk.jshell.spi.ExecutionControlProvider;
+import jdk.jshell.spi.ExecutionEnv;
 
 /**
  * Runs a snippet as a reader would paste it into {@code jshell}: imports, statements and declarations, in order, in a
@@ -33,6 +38,24 @@ import jdk.jshell.VarSnippet;
 final class SnippetRunner {
     private static final String SERVER = "dev.quarry.server.Server";
 
+    /**
+     * Runs each part on the calling thread. JShell's "local" engine runs it on a new thread in its own thread group,
+     * then joins every thread of that group it finds alive: a server started by the part can have started its own
+     * threads in that group by then (on a loaded machine it often has), and the join waits for them to end, which is
+     * never. That hung the build once.
+     */
+    private static final ExecutionControlProvider ON_THIS_THREAD = new ExecutionControlProvider() {
+        @Override
+        public String name() {
+            return "quarry-direct";
+        }
+
+        @Override
+        public ExecutionControl generate(ExecutionEnv env, Map<String, String> parameters) {
+            return new DirectExecutionControl();
+        }
+    };
+
     private SnippetRunner() {}
 
     /** @return the text that runs: {@code .http(8080)} becomes {@code .http("127.0.0.1", 0)} */
@@ -43,7 +66,7 @@ final class SnippetRunner {
     static void run(Snippet snippet) throws Exception {
         PrintStream out = System.out;
         try (JShell shell = JShell.builder()
-                .executionEngine("local")
+                .executionEngine(ON_THIS_THREAD, Map.of())
                 .out(out)
                 .err(System.err)
                 .build()) {
