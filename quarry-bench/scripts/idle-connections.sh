@@ -21,7 +21,8 @@
 # target 1.00, and an INFO line for RSS; with h2c, GOAL idle.h2c.heap-per-connection.vs-<peer> for every Java peer
 # measured (target 1.00: the fewest bytes of all) and INFO idle.h2c.rss-per-connection.vs-<peer>.
 #
-# Quarry is started as `./quarry plaintext --port N --idle-timeout 300` (see qb_start_server in lib/common.sh).
+# Quarry is started as `./quarry plaintext --port N --idle-timeout 300 --max-connections 0` (see qb_start_server in
+# lib/common.sh); with QUARRY_BASELINE=/path/to/another/checkout/quarry, SERVERS may name quarry-baseline too.
 #
 # Environment: CONNECTIONS (default 10000; 2000 with QUARRY_BENCH_QUICK=1), WARMUP (s of wrk, default 5),
 # PROTOCOLS (default "h1"), SERVERS (default "quarry jetty netty undertow helidon nginx" for h1 alone, and with h2c
@@ -53,7 +54,8 @@ else
 fi
 # Quarry caps connections at half its descriptor limit by default (9,900 with ulimit -n 20000): fewer than the
 # scenario opens, and IdleClient would wait for responses from connections never accepted. The peers have no cap.
-export QUARRY_PLAINTEXT_ARGS="${QUARRY_PLAINTEXT_ARGS:-} --max-connections 0"
+# Passed to every Quarry row (quarry-baseline too, which takes no QUARRY_PLAINTEXT_ARGS), see the loop below.
+QUARRY_UNCAPPED="--max-connections 0"
 OPEN_SECONDS=120
 
 # Every connection is a descriptor in the server and one in the client: raise the limit both inherit.
@@ -106,7 +108,10 @@ for key in $runs; do
         QB_READY_CURL_FLAGS=--http2-prior-knowledge
         nginx_listen=http2
     fi
+    QB_SERVER_ARGS=""
+    [[ $server == quarry* ]] && QB_SERVER_ARGS=$QUARRY_UNCAPPED
     qb_start_server "$server" "$port" $nginx_listen && started=1
+    QB_SERVER_ARGS=""
     QB_READY_CURL_FLAGS=""
     if [ $started = 0 ]; then
         SKIP[$key]=$QB_SKIP_REASON
@@ -178,16 +183,16 @@ done
 
 mib() { [ -n "${1:-}" ] && awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }' || echo n/a; }
 
-printf '%-12s %-5s %11s %8s %11s %11s %10s %11s %11s %10s\n' \
+printf '%-15s %-5s %11s %8s %11s %11s %10s %11s %11s %10s\n' \
     server proto connections 'open s' 'heap0 MiB' 'heap1 MiB' 'heap B/c' 'RSS0 MiB' 'RSS1 MiB' 'RSS B/c'
 for protocol in $PROTOCOLS; do
     for server in $SERVERS; do
         key=$server/$protocol
         if [ -n "${SKIP[$key]:-}" ]; then
-            printf '%-12s %-5s SKIPPED: %s\n' "$server" "$protocol" "${SKIP[$key]}"
+            printf '%-15s %-5s SKIPPED: %s\n' "$server" "$protocol" "${SKIP[$key]}"
             continue
         fi
-        printf '%-12s %-5s %11s %8s %11s %11s %10s %11s %11s %10s\n' "$server" "$protocol" "${OPENED[$key]}" \
+        printf '%-15s %-5s %11s %8s %11s %11s %10s %11s %11s %10s\n' "$server" "$protocol" "${OPENED[$key]}" \
             "${OPENSECS[$key]}" "$(mib "${HEAP0[$key]:-}")" "$(mib "${HEAP1[$key]:-}")" "${HEAPPER[$key]:-n/a}" \
             "$(mib $((RSS0[$key] * 1024)))" "$(mib $((RSS1[$key] * 1024)))" "${RSSPER[$key]}"
         if [ -n "${SKIP[$key/closed]:-}" ]; then
