@@ -354,7 +354,7 @@ start_tls_server() {
     TLS_PORT=$port
     QB_PEER=""
     case $server in
-        quarry)
+        quarry | quarry-baseline)
             TLS_PORT=$((port + 1))
             QB_SERVER_ARGS="--host 127.0.0.1 --https-port $TLS_PORT --keystore $KEYSTORE --keystore-password $PASSWORD"
             ;;
@@ -525,7 +525,8 @@ for server in $IDLE_SERVERS; do
     qb_track "$client_pid"
     qb_watchdog "$client_pid"
     deadline=$((SECONDS + 360))
-    while ! grep -q '^READY ' "$client_log" 2>/dev/null && kill -0 "$client_pid" 2>/dev/null && [ $SECONDS -lt $deadline ]; do
+    # The whole line: read while IdleTlsClient was still writing it, a READY line has no count yet.
+    while ! grep -q '^READY .*elapsed-ms=[0-9]' "$client_log" 2>/dev/null && kill -0 "$client_pid" 2>/dev/null && [ $SECONDS -lt $deadline ]; do
         sleep 0.5
     done
     opened=$(sed -n 's/^READY established=\([0-9]*\).*/\1/p' "$client_log")

@@ -53,7 +53,9 @@ import javax.net.ssl.SSLHandshakeException;
  * TLS 1.3 allows; a TCP end of stream without close_notify (truncation) ends the input too.
  *
  * <p>Buffers come from the retainable pool, sized from the session (packet and application buffer sizes) and grown
- * once if the engine asks for more; they are released when the network endpoint closes.
+ * once if the engine asks for more. They go back to the pool whenever they hold nothing: the input buffers when a read
+ * found the network drained, the output buffer when a write completed, all of them when the handshake ends; and
+ * whatever is left when the network endpoint closes. An idle connection then holds none (it held up to 100 KiB).
  *
  * <p>Thread-safety: any thread. The engine and the buffers are guarded by one lock ({@link TlsLock}) held for one
  * wrap/unwrap pass and a non-blocking socket call; callbacks run outside it.
@@ -347,6 +349,10 @@ public final class TlsConnection extends AbstractConnection {
                         packetSize = Math.max(packetSize, engine.getSession().getPacketBufferSize());
                         applicationSize =
                                 Math.max(applicationSize, engine.getSession().getApplicationBufferSize());
+                        // The last flight is written (no network write is in flight here): keep only what holds bytes
+                        // (a request that came with the client's Finished).
+                        releaseEmptyInput();
+                        releaseEmptyOutput();
                         break loop;
                     }
                 }
@@ -544,6 +550,9 @@ public final class TlsConnection extends AbstractConnection {
                 if (netInIncomplete || netIn == null || !netIn.hasRemaining()) {
                     int read = readNetwork();
                     if (read == 0) {
+                        // The network is drained: the reader will wait for the selector, so the connection may be
+                        // idle for long. What is empty goes back to the pool; the next read takes it again.
+                        releaseEmptyInput();
                         break;
                     }
                     if (read < 0) {
@@ -848,6 +857,8 @@ public final class TlsConnection extends AbstractConnection {
                         fin = true;
                         linger = lingerMillis;
                     }
+                    // Everything was written (flushNetOut said so): the output buffer goes back to the pool.
+                    releaseEmptyOutput();
                     break;
                 }
             }
@@ -1029,6 +1040,23 @@ public final class TlsConnection extends AbstractConnection {
             }
         }
         lock.unlock();
+    }
+
+    /** Under the lock: gives back the input buffers that hold no bytes (a part of a record is kept). */
+    private void releaseEmptyInput() {
+        if (netIn != null && !netIn.hasRemaining()) {
+            netIn = release(netIn);
+        }
+        if (appIn != null && !appIn.hasRemaining()) {
+            appIn = release(appIn);
+        }
+    }
+
+    /** Under the lock: gives back the output buffer if it holds no bytes and no network write uses it. */
+    private void releaseEmptyOutput() {
+        if (netOut != null && !networkWriting && !netOut.hasRemaining()) {
+            netOut = release(netOut);
+        }
     }
 
     private static RetainableByteBuffer release(RetainableByteBuffer buffer) {

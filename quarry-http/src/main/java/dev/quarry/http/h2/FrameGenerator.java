@@ -7,6 +7,7 @@ import dev.quarry.http.PreEncodedHttpField;
 import dev.quarry.http.hpack.HpackEncoder;
 import dev.quarry.http.hpack.HpackOutput;
 import dev.quarry.http.internal.HttpChars;
+import dev.quarry.http.internal.ThreadScratch;
 import java.nio.BufferOverflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -52,7 +53,15 @@ public final class FrameGenerator {
     }
 
     private final HpackEncoder encoder;
-    private final HpackOutput block = new HpackOutput(1024);
+    /**
+     * The array a header block is encoded into, lent by the thread for the block: an idle connection keeps none (it
+     * was a kilobyte per connection). On a virtual thread the generator keeps its own, as before.
+     */
+    private static final ThreadScratch BLOCKS = new ThreadScratch(1024);
+    /** Blocks up to this size keep their array (the thread's, or the generator's own) for the next block. */
+    private static final int RETAINED_BLOCK = 64 * 1024;
+
+    private final HpackOutput block = new HpackOutput(0);
     private int maxFrameSize = Http2Settings.DEFAULT_MAX_FRAME_SIZE;
     private long headerBlocks;
 
@@ -190,11 +199,14 @@ public final class FrameGenerator {
         }
         int bound = BLOCK_OVERHEAD + ":status".length() + 3 + FIELD_OVERHEAD + checkFields(fields);
         blockRoom(out, bound);
-        block.clear();
-        encoder.beginBlock(block);
-        encoder.encodeField(block, ":status", STATUS_VALUES[status], false);
-        encodeFields(fields);
-        writeBlock(out, streamId, endStream);
+        byte[] lent = beginBlock();
+        try {
+            encoder.encodeField(block, ":status", STATUS_VALUES[status], false);
+            encodeFields(fields);
+            writeBlock(out, streamId, endStream);
+        } finally {
+            endBlock(lent);
+        }
     }
 
     /** Writes the HEADERS (and CONTINUATION) frames of a request head, for clients and tests. */
@@ -218,20 +230,23 @@ public final class FrameGenerator {
                 + pseudoBound(":path", path)
                 + checkFields(fields);
         blockRoom(out, bound);
-        block.clear();
-        encoder.beginBlock(block);
-        encoder.encodeField(block, ":method", method, false);
-        if (scheme != null) {
-            encoder.encodeField(block, ":scheme", scheme, false);
+        byte[] lent = beginBlock();
+        try {
+            encoder.encodeField(block, ":method", method, false);
+            if (scheme != null) {
+                encoder.encodeField(block, ":scheme", scheme, false);
+            }
+            if (authority != null) {
+                encoder.encodeField(block, ":authority", authority, false);
+            }
+            if (path != null) {
+                encoder.encodeField(block, ":path", path, false);
+            }
+            encodeFields(fields);
+            writeBlock(out, streamId, endStream);
+        } finally {
+            endBlock(lent);
         }
-        if (authority != null) {
-            encoder.encodeField(block, ":authority", authority, false);
-        }
-        if (path != null) {
-            encoder.encodeField(block, ":path", path, false);
-        }
-        encodeFields(fields);
-        writeBlock(out, streamId, endStream);
     }
 
     /** Writes trailers: a HEADERS frame (and CONTINUATION) with END_STREAM and no pseudo-header. */
@@ -239,10 +254,13 @@ public final class FrameGenerator {
         checkStreamId(streamId, false);
         int bound = BLOCK_OVERHEAD + checkFields(trailers);
         blockRoom(out, bound);
-        block.clear();
-        encoder.beginBlock(block);
-        encodeFields(trailers);
-        writeBlock(out, streamId, true);
+        byte[] lent = beginBlock();
+        try {
+            encodeFields(trailers);
+            writeBlock(out, streamId, true);
+        } finally {
+            endBlock(lent);
+        }
     }
 
     /**
@@ -341,6 +359,39 @@ public final class FrameGenerator {
         }
     }
 
+    /**
+     * Starts a block in the calling thread's scratch array, or (on a virtual thread) in the generator's own.
+     *
+     * @return the array lent, or null
+     */
+    private byte[] beginBlock() {
+        byte[] lent = BLOCKS.get();
+        if (lent != null) {
+            block.use(lent);
+        } else {
+            block.clear();
+        }
+        encoder.beginBlock(block);
+        return lent;
+    }
+
+    /**
+     * Ends a block, also one that failed: a lent array goes back to its thread (grown, if the block needed more) and
+     * the generator keeps no reference to it, since its next block may run on another thread.
+     */
+    private void endBlock(byte[] lent) {
+        if (lent == null) {
+            // A block far beyond the usual head gives its memory back.
+            block.clear();
+            block.trim(RETAINED_BLOCK);
+            return;
+        }
+        byte[] used = block.detach();
+        if (used != lent && used.length <= RETAINED_BLOCK) {
+            BLOCKS.keep(used);
+        }
+    }
+
     private void blockRoom(ByteBuffer out, int bound) {
         if (out.remaining() < bound + (long) frames(bound) * FrameFormat.FRAME_HEADER_LENGTH) {
             throw new BufferOverflowException();
@@ -371,9 +422,6 @@ public final class FrameGenerator {
             block.copyTo(out, at, length);
             at = end;
         }
-        // A block far beyond the usual head gives its memory back.
-        block.clear();
-        block.trim(64 * 1024);
     }
 
     private void checkLength(int length) {

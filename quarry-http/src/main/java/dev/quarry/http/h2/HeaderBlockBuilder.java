@@ -41,7 +41,9 @@ final class HeaderBlockBuilder implements HeaderSink {
 
     private static final int FIELDS_CAPACITY = 12;
 
-    private final HttpField[] cache = new HttpField[CACHE_SIZE];
+    // Made at the first field worth caching: a connection whose requests carry only pseudo-headers (or none yet) keeps
+    // no 64-slot table.
+    private HttpField[] cache;
     /** Pseudo-header values already found valid, by identity: a repeated :authority from the table skips its scan. */
     private final String[] validPseudoValues = new String[6];
 
@@ -102,7 +104,8 @@ final class HeaderBlockBuilder implements HeaderSink {
         }
         regularSeen = true;
         int slot = slot(name, value);
-        HttpField cached = cache[slot];
+        HttpField[] table = cache;
+        HttpField cached = table == null ? null : table[slot];
         if (cached != null && cached.name() == name && cached.value() == value) {
             cacheHits++;
             fields.add(cached);
@@ -132,7 +135,12 @@ final class HeaderBlockBuilder implements HeaderSink {
         if (problem == null) {
             // The checks depend on the two immutable strings only, so a later hit on the same pair stays valid.
             if (name.length() + value.length() <= MAX_CACHED_LENGTH) {
-                cache[slot] = field;
+                HttpField[] table = cache;
+                if (table == null) {
+                    table = new HttpField[CACHE_SIZE];
+                    cache = table;
+                }
+                table[slot] = field;
             }
         } else {
             malformed(problem);

@@ -8,7 +8,8 @@ import java.io.IOException;
  * <p>Entries live in a ring of parallel name/value arrays addressed by an <em>absolute</em> insertion number that never
  * changes while the entry lives: entry number {@code a} sits in slot {@code a & mask}, and its HPACK dynamic index is
  * {@code inserted - a} (1 is the newest). Adding and looking up are O(1); evicting is O(1) per evicted entry; the ring
- * doubles when it fills (amortised O(1)) and never holds more than {@code maxSize / 32} entries.
+ * is made at the first entry, doubles when it fills (amortised O(1)) and never holds more than {@code maxSize / 32}
+ * entries.
  *
  * <p>An entry's size is its name octets + value octets + 32 (RFC 7541 4.1). Strings here are octet strings (one octet
  * per {@code char}), so {@code length()} is the octet count.
@@ -21,9 +22,14 @@ class DynamicTable {
     /** Per-entry overhead counted by RFC 7541 4.1. */
     static final int ENTRY_OVERHEAD = 32;
 
-    private String[] names = new String[16];
-    private String[] values = new String[16];
-    private int mask = 15;
+    private static final String[] NO_ENTRIES = new String[0];
+    /** The ring's size when the first entry is added. */
+    private static final int INITIAL_CAPACITY = 8;
+
+    // Empty until the first entry: a peer that never indexes (many clients send literals only) costs no ring.
+    private String[] names = NO_ENTRIES;
+    private String[] values = NO_ENTRIES;
+    private int mask;
     /** Number of entries ever added: the absolute number the next entry will get. */
     private long inserted;
 
@@ -128,7 +134,7 @@ class DynamicTable {
     }
 
     private void grow() {
-        int capacity = names.length * 2;
+        int capacity = Math.max(INITIAL_CAPACITY, names.length * 2);
         String[] newNames = new String[capacity];
         String[] newValues = new String[capacity];
         int newMask = capacity - 1;

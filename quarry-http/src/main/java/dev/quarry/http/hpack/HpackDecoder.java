@@ -1,6 +1,7 @@
 package dev.quarry.http.hpack;
 
 import dev.quarry.core.Dumpable;
+import dev.quarry.http.internal.ThreadScratch;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -35,6 +36,13 @@ public final class HpackDecoder implements Dumpable {
     private static final int RETAINED_SCRATCH = 8 * 1024;
 
     private static final byte[] NO_BYTES = new byte[0];
+    /**
+     * The scratch arrays a block is decoded with, lent by the thread for the block, so that an idle connection keeps
+     * none; on a virtual thread the decoder keeps its own, as before.
+     */
+    private static final ThreadScratch BLOCK_SCRATCH = new ThreadScratch(256);
+
+    private static final ThreadScratch HUFFMAN_SCRATCH = new ThreadScratch(256);
 
     private final DynamicTable table;
     private final HpackLimits limits;
@@ -154,6 +162,12 @@ public final class HpackDecoder implements Dumpable {
             throw new IllegalStateException("HPACK decoder is unusable after an earlier error: " + failure);
         }
         int length = block.remaining();
+        byte[] lentBlock = BLOCK_SCRATCH.get();
+        byte[] lentHuffman = lentBlock == null ? null : HUFFMAN_SCRATCH.get();
+        if (lentBlock != null) {
+            blockScratch = lentBlock;
+            huffmanScratch = lentHuffman;
+        }
         if (block.hasArray()) {
             buf = block.array();
             start = block.arrayOffset() + block.position();
@@ -180,6 +194,14 @@ public final class HpackDecoder implements Dumpable {
                 failure = "the header sink threw";
             }
             buf = null;
+            if (lentBlock != null) {
+                // Back to the thread, grown if this block needed more (within the retained size); the decoder keeps
+                // no reference, since its next block may be decoded on another thread.
+                returnScratch(BLOCK_SCRATCH, lentBlock, blockScratch);
+                returnScratch(HUFFMAN_SCRATCH, lentHuffman, huffmanScratch);
+                blockScratch = NO_BYTES;
+                huffmanScratch = NO_BYTES;
+            }
             if (blockScratch.length > RETAINED_SCRATCH) {
                 blockScratch = NO_BYTES;
             }
@@ -191,6 +213,12 @@ public final class HpackDecoder implements Dumpable {
         block.position(block.limit());
         if (tooLarge != null) {
             throw tooLarge;
+        }
+    }
+
+    private static void returnScratch(ThreadScratch scratch, byte[] lent, byte[] used) {
+        if (used != lent && used.length <= RETAINED_SCRATCH) {
+            scratch.keep(used);
         }
     }
 

@@ -9,9 +9,11 @@ import java.util.Objects;
  * HTTP/2 layer cuts the block into HEADERS and CONTINUATION frames from {@link #asByteBuffer()}.
  *
  * <p>Not thread-safe: owned by the connection's writer. Writing is amortised O(1) per octet; the array only grows
- * (call {@link #trim} to give memory back after an unusually large block).
+ * (call {@link #trim} to give memory back after an unusually large block). The array may also be lent for one block
+ * ({@link #use}, {@link #detach}), so that idle connections do not each keep one.
  */
 public final class HpackOutput {
+    private static final byte[] NO_BYTES = new byte[0];
 
     private byte[] bytes;
     private int size;
@@ -27,6 +29,30 @@ public final class HpackOutput {
             throw new IllegalArgumentException("initialCapacity must not be negative: " + initialCapacity);
         }
         bytes = new byte[initialCapacity];
+    }
+
+    /**
+     * Writes from now on into {@code array} (lent by the caller, typically a per-thread scratch array), forgetting the
+     * octets written so far; the output grows out of it if a block needs more.
+     *
+     * @param array the array to write into
+     */
+    public void use(byte[] array) {
+        bytes = Objects.requireNonNull(array, "array");
+        size = 0;
+    }
+
+    /**
+     * Gives up the array written into (the lent one, or the larger one it grew into) and forgets the octets written;
+     * the output holds no array until {@link #use} or a write makes one.
+     *
+     * @return the array given up
+     */
+    public byte[] detach() {
+        byte[] detached = bytes;
+        bytes = NO_BYTES;
+        size = 0;
+        return detached;
     }
 
     /** @return the number of octets written since the last {@link #clear()} */
@@ -94,7 +120,7 @@ public final class HpackOutput {
     void ensure(int count) {
         int needed = size + count;
         if (needed > bytes.length) {
-            bytes = Arrays.copyOf(bytes, Math.max(needed, bytes.length * 2));
+            bytes = Arrays.copyOf(bytes, Math.max(Math.max(needed, 64), bytes.length * 2));
         }
     }
 

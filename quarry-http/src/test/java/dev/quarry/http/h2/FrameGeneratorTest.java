@@ -263,4 +263,32 @@ class FrameGeneratorTest {
         assertTrue(generator.toString().contains("32768"), generator.toString());
         assertFalse(generator.toString().isEmpty());
     }
+
+    @Test
+    void headerBlocksAreTheSameWhicheverThreadEncodesThem() throws Exception {
+        // The block is encoded into an array lent by the thread (a generator keeps its own only on a virtual thread):
+        // blocks larger than the lent array, and blocks on alternating threads, must come out as on one thread.
+        FrameGenerator reference = new FrameGenerator(new HpackEncoder());
+        FrameGenerator mixed = new FrameGenerator(new HpackEncoder());
+        String large = "x".repeat(3000);
+        List<HttpFields> heads = List.of(
+                new HttpFields().add("content-type", "text/plain"),
+                new HttpFields().add("x-large", large).add("content-type", "text/plain"),
+                new HttpFields().add("content-type", "text/plain"),
+                new HttpFields().add("x-large", large + "y"),
+                new HttpFields().add("x-small", "z"));
+        for (int i = 0; i < heads.size(); i++) {
+            HttpFields fields = heads.get(i);
+            int stream = 2 * i + 1;
+            byte[] expected = written(out -> reference.responseHeaders(out, stream, 200, fields, false));
+            byte[][] actual = new byte[1][];
+            Runnable encode = () -> actual[0] = written(out -> mixed.responseHeaders(out, stream, 200, fields, false));
+            if (i % 2 == 1) {
+                Thread.ofVirtual().start(encode).join();
+            } else {
+                encode.run();
+            }
+            assertArrayEquals(expected, actual[0], "head " + i);
+        }
+    }
 }

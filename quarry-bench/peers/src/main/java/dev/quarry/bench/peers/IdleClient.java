@@ -17,7 +17,11 @@ import java.util.concurrent.TimeUnit;
  * {@code GET /plaintext} on each and reads the whole response, then keeps them all open and idle.
  *
  * <p>{@code java -cp quarry-peers.jar dev.quarry.bench.peers.IdleClient --port N [--host H] [--connections 10000]
- * [--window 200] [--open-seconds 120] [--hold-seconds 600]}
+ * [--window 200] [--open-seconds 120] [--hold-seconds 600] [--protocol h1|h2c]}
+ *
+ * <p>With {@code --protocol h2c} each connection speaks HTTP/2 with prior knowledge ({@link IdleH2cExchange}): the
+ * preface and SETTINGS, the server's SETTINGS acknowledged, the request on stream 1; it counts as established once
+ * the server acknowledged our SETTINGS and the response is complete.
  *
  * <p>At most {@code window} connections are being opened at once, so that the server's accept queue never
  * overflows (a dropped SYN costs a second). When all are established, or {@code open-seconds} passed, it prints
@@ -34,6 +38,7 @@ public final class IdleClient {
     private final long openNanos;
     private final long holdNanos;
     private final byte[] request;
+    private final boolean h2c;
     private final ByteBuffer readBuffer = ByteBuffer.allocateDirect(16 * 1024);
     private final PrintStream out;
 
@@ -49,15 +54,29 @@ public final class IdleClient {
             long openSeconds,
             long holdSeconds,
             PrintStream out) {
+        this(address, connections, window, openSeconds, holdSeconds, false, out);
+    }
+
+    IdleClient(
+            InetSocketAddress address,
+            int connections,
+            int window,
+            long openSeconds,
+            long holdSeconds,
+            boolean h2c,
+            PrintStream out) {
         this.address = address;
         this.connections = connections;
         this.window = window;
         this.openNanos = TimeUnit.SECONDS.toNanos(openSeconds);
         this.holdNanos = TimeUnit.SECONDS.toNanos(holdSeconds);
         this.out = out;
-        this.request = ("GET " + Plaintext.PATH + " HTTP/1.1\r\nHost: " + address.getHostString() + ":"
-                        + address.getPort() + "\r\n\r\n")
-                .getBytes(StandardCharsets.US_ASCII);
+        this.h2c = h2c;
+        String authority = address.getHostString() + ":" + address.getPort();
+        this.request = h2c
+                ? IdleH2cExchange.opening(Plaintext.PATH, authority)
+                : ("GET " + Plaintext.PATH + " HTTP/1.1\r\nHost: " + authority + "\r\n\r\n")
+                        .getBytes(StandardCharsets.US_ASCII);
     }
 
     /**
@@ -71,6 +90,7 @@ public final class IdleClient {
         int window = 200;
         long openSeconds = 120;
         long holdSeconds = 600;
+        String protocol = "h1";
         for (int i = 0; i + 1 < args.length; i += 2) {
             String value = args[i + 1];
             switch (args[i]) {
@@ -80,6 +100,7 @@ public final class IdleClient {
                 case "--window" -> window = Integer.parseInt(value);
                 case "--open-seconds" -> openSeconds = Long.parseLong(value);
                 case "--hold-seconds" -> holdSeconds = Long.parseLong(value);
+                case "--protocol" -> protocol = value;
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -91,8 +112,17 @@ public final class IdleClient {
                     connections,
                     window));
         }
+        if (!protocol.equals("h1") && !protocol.equals("h2c")) {
+            throw new IllegalArgumentException("--protocol must be h1 or h2c: " + protocol);
+        }
         IdleClient client = new IdleClient(
-                new InetSocketAddress(host, port), connections, window, openSeconds, holdSeconds, System.out);
+                new InetSocketAddress(host, port),
+                connections,
+                window,
+                openSeconds,
+                holdSeconds,
+                protocol.equals("h2c"),
+                System.out);
         if (client.run() == 0) {
             System.exit(1);
         }
@@ -132,8 +162,9 @@ public final class IdleClient {
     public String toString() {
         return String.format(
                 Locale.ROOT,
-                "IdleClient[%s connections=%d window=%d established=%d failed=%d pending=%d closed-by-server=%d]",
+                "IdleClient[%s %s connections=%d window=%d established=%d failed=%d pending=%d closed-by-server=%d]",
                 address,
+                h2c ? "h2c" : "h1",
                 connections,
                 window,
                 established,
@@ -238,6 +269,7 @@ public final class IdleClient {
         private int written;
         private byte[] response = new byte[512];
         private int received;
+        private final IdleH2cExchange exchange = h2c ? new IdleH2cExchange() : null;
 
         /** @return whether this step completed the response, so that the connection is now idle */
         boolean advance(SelectionKey key) throws IOException {
@@ -269,13 +301,25 @@ public final class IdleClient {
             }
             readBuffer.flip().get(response, received, read);
             received += read;
-            if (!complete()) {
+            if (exchange != null ? !h2cComplete(channel) : !complete()) {
                 return false;
             }
             // Keep reading interest while idle, to notice when the server closes the connection.
             state = State.IDLE;
             response = null;
             return true;
+        }
+
+        private boolean h2cComplete(SocketChannel channel) throws IOException {
+            if (exchange.read(response, received)) {
+                // 9 bytes on a connection that has written only its opening: the socket buffer takes them at once.
+                ByteBuffer ack = ByteBuffer.wrap(IdleH2cExchange.SETTINGS_ACK);
+                channel.write(ack);
+                if (ack.hasRemaining()) {
+                    throw new IOException("could not write the SETTINGS acknowledgement at once");
+                }
+            }
+            return exchange.complete();
         }
 
         private boolean complete() throws IOException {

@@ -169,4 +169,24 @@ class PeersTest {
         assertTrue(report.contains("READY established=100 failed=0 pending=0"), report);
         assertTrue(report.contains("DONE established=100 closed-by-server=0"), report);
     }
+
+    @Test
+    void idleClientOpensH2cConnectionsThatStayOpen() throws Exception {
+        ByteArrayOutputStream output = new ByteArrayOutputStream();
+        IdleClient client = new IdleClient(
+                new InetSocketAddress("127.0.0.1", port(Peer.JETTY)),
+                50,
+                10,
+                30,
+                1,
+                true,
+                new PrintStream(output, true, StandardCharsets.UTF_8));
+
+        int established = client.run();
+
+        String report = output.toString(StandardCharsets.UTF_8);
+        assertEquals(50, established, report);
+        assertTrue(report.contains("READY established=50 failed=0 pending=0"), report);
+        assertTrue(report.contains("DONE established=50 closed-by-server=0"), report);
+    }
 }

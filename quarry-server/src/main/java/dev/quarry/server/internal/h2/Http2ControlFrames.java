@@ -160,6 +160,8 @@ final class Http2ControlFrames {
         settingsAcknowledged = true;
         Timeout timeout = settingsAckTimeout;
         if (timeout != null) {
+            // Dropped, not only cancelled: the connection would otherwise keep the timeout and its task while idle.
+            settingsAckTimeout = null;
             timeout.cancel();
         }
     }

@@ -65,13 +65,16 @@ final class Http2Flusher extends IteratingCallback {
     private final FrameGenerator generator;
     private final Windows windows;
     private final int bufferSize;
-    private final ArrayDeque<Entry> control = new ArrayDeque<>();
-    private final ArrayDeque<Entry> queue = new ArrayDeque<>();
-    private final List<Entry> active = new ArrayList<>();
+    // Small at first (an idle connection keeps them: the default 16 slots each were a fifth of its heap); they grow
+    // once to what the connection's concurrency needs.
+    private final ArrayDeque<Entry> control = new ArrayDeque<>(2);
+    private final ArrayDeque<Entry> queue = new ArrayDeque<>(2);
+    // The lists too start without room (ArrayList's default is 10 slots at the first entry) and grow once.
+    private final List<Entry> active = new ArrayList<>(0);
     // Entries fully generated into the current write; swapped with `completing` (under the lock) to be completed.
-    private List<Entry> completed = new ArrayList<>();
-    private List<Entry> completing = new ArrayList<>();
-    private final List<ByteBuffer> gather = new ArrayList<>();
+    private List<Entry> completed = new ArrayList<>(0);
+    private List<Entry> completing = new ArrayList<>(0);
+    private final List<ByteBuffer> gather = new ArrayList<>(0);
     // Entries generate() could not encode, failed by the flushing thread (the only one in generate()) after unlocking.
     private final List<Entry> rejected = new ArrayList<>();
     private final List<Throwable> rejections = new ArrayList<>();
@@ -323,6 +326,9 @@ final class Http2Flusher extends IteratingCallback {
             active.addAll(queue);
             queue.clear();
             if (active.isEmpty()) {
+                // Nothing to write (the last write completed, or nothing was queued): the buffer goes back to the
+                // pool, as HTTP/1.1's does, so that an idle connection holds none. The next round takes one again.
+                releaseOutput();
                 return;
             }
             if (output == null) {
@@ -372,6 +378,9 @@ final class Http2Flusher extends IteratingCallback {
             }
             if (out.position() > segmentStart) {
                 gather.add(slice(out, segmentStart, out.position()));
+            }
+            if (gather.isEmpty()) {
+                releaseOutput(); // every entry waits for a WINDOW_UPDATE: nothing of the buffer is in use
             }
             armHoldTimer();
         } finally {
@@ -448,10 +457,26 @@ final class Http2Flusher extends IteratingCallback {
     void release() {
         lock.lock();
         try {
-            if (output != null) {
-                output.release();
-                output = null;
-            }
+            releaseOutput();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Under the lock, with no write in progress: gives the output buffer back to the pool, if one is held. */
+    private void releaseOutput() {
+        RetainableByteBuffer held = output;
+        if (held != null) {
+            output = null;
+            held.release();
+        }
+    }
+
+    /** @return whether the output buffer is held (between a round that wrote frames and the next that has none) */
+    boolean holdsOutput() {
+        lock.lock();
+        try {
+            return output != null;
         } finally {
             lock.unlock();
         }

@@ -20,7 +20,7 @@ final class Http2OpenFiles {
     private final ReentrantLock lock;
     private final int max;
     private final ServerStatistics statistics;
-    private final ArrayDeque<Waiter> waiting = new ArrayDeque<>();
+    private final ArrayDeque<Waiter> waiting = new ArrayDeque<>(1); // rarely used: small until it is
     private int open;
     private boolean closed;
 

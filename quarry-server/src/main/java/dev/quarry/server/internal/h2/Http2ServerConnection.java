@@ -81,7 +81,7 @@ public final class Http2ServerConnection extends AbstractConnection
     private final Http2OpenFiles openFiles;
     private final Http2ContentReceiver receiver;
     private final AdaptiveExecutionStrategy strategy;
-    private final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
+    private final ArrayDeque<Runnable> tasks = new ArrayDeque<>(2); // grows once to the connection's concurrency
     private final RateControl resets;
     private final InvocationType streamTaskType;
     private volatile Thread deferringThread;

@@ -25,7 +25,8 @@ final class Http2StreamTable {
     private final ReentrantLock lock;
     private final Http2Flusher flusher;
     private final Map<Integer, Http2Stream> streams = new HashMap<>();
-    private final int[] recentlyReset = new int[RECENTLY_RESET];
+    // Made at the first reset: most connections never reset a stream, and an idle one should not carry 64 ids.
+    private int[] recentlyReset;
     private int recentlyResetIndex;
     private int lastStreamId;
 
@@ -153,21 +154,34 @@ final class Http2StreamTable {
 
     /** Remembers a stream we reset, so that frames the client sent before it saw our RST_STREAM are ignored. */
     void rememberReset(int streamId) {
-        recentlyReset[recentlyResetIndex++ % RECENTLY_RESET] = streamId;
+        int[] ids = recentlyReset;
+        if (ids == null) {
+            ids = new int[RECENTLY_RESET];
+            recentlyReset = ids;
+        }
+        ids[recentlyResetIndex++ % RECENTLY_RESET] = streamId;
     }
 
     /** Streams the client reset: a later frame on them is a STREAM_CLOSED error (RFC 9113 5.1), not ignored. */
     void rememberPeerReset(int streamId) {
+        int[] ids = recentlyReset;
+        if (ids == null) {
+            return;
+        }
         for (int i = 0; i < RECENTLY_RESET; i++) {
-            if (recentlyReset[i] == streamId) {
-                recentlyReset[i] = 0;
+            if (ids[i] == streamId) {
+                ids[i] = 0;
             }
         }
     }
 
     /** @return whether we reset this stream recently (and the client did not reset it too) */
     boolean wasRecentlyReset(int streamId) {
-        for (int id : recentlyReset) {
+        int[] ids = recentlyReset;
+        if (ids == null) {
+            return false;
+        }
+        for (int id : ids) {
             if (id == streamId) {
                 return true;
             }
