@@ -79,7 +79,8 @@ public final class Pool<T> implements Dumpable {
     private volatile int maxMultiplex;
     /**
      * Reserved entries not enabled yet: incremented by reserve before its CAS (undone if the CAS is not made, so the
-     * count may briefly be one high, never low), decremented by enable, remove and close.
+     * count may briefly be high by as many reserves as are racing, never low), decremented by enable, remove and
+     * close.
      */
     private volatile int pending;
     /** Set once by {@link #close()}, before it takes the array. */
@@ -117,6 +118,11 @@ public final class Pool<T> implements Dumpable {
      * @return the reserved entry, or null if the pool is full (reserved entries included) or closed
      */
     public Entry<T> reserve() {
+        if (closed || entries.length >= maxEntries) {
+            // The common answer of a full pool, asked again by each pass of a client's queue: no entry made, no
+            // shared counter touched.
+            return null;
+        }
         Entry<T> entry = new Entry<>(this);
         PENDING.getAndAdd(this, 1);
         while (true) {
