@@ -197,9 +197,14 @@ final class HttpConnection extends AbstractConnection
         long idleMillis = next.request.idleTimeoutMillis();
         if (idleMillis > 0) {
             assignedNanos = System.nanoTime();
-            endPoint().setIdleTimeout(idleMillis);
         }
         exchange = next;
+        if (idleMillis > 0) {
+            // After the exchange is published: the shorter timeout can expire at once (it counts from the last
+            // activity in the pool), and its check must find the exchange and its assignment time, not an idle
+            // connection to close.
+            endPoint().setIdleTimeout(idleMillis);
+        }
         Throwable aborted = next.abortCause();
         if (aborted != null) {
             abort(next, aborted);

@@ -46,7 +46,7 @@ public final class HttpRequest {
         this.headers = builder.headers.asImmutable();
         this.body = builder.body;
         this.timeout = builder.timeout;
-        this.idleTimeoutMillis = builder.idleTimeout == null ? 0 : Math.max(1, builder.idleTimeout.toMillis());
+        this.idleTimeoutMillis = builder.idleTimeout == null ? 0 : saturatedMillis(builder.idleTimeout);
         this.followRedirects = builder.followRedirects;
     }
 
@@ -144,6 +144,15 @@ public final class HttpRequest {
     }
 
     /** Builds an {@link HttpRequest}; not thread-safe. */
+    /** @return at least 1 ms; a duration too long for a {@code long} of milliseconds is as good as forever */
+    private static long saturatedMillis(Duration timeout) {
+        try {
+            return Math.max(1, timeout.toMillis());
+        } catch (ArithmeticException tooLong) {
+            return Long.MAX_VALUE;
+        }
+    }
+
     public static final class Builder {
         private final URI uri;
         private String method = "GET";

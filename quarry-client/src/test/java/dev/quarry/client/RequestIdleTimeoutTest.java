@@ -319,4 +319,12 @@ class RequestIdleTimeoutTest {
                         .idleTimeout()
                         .orElseThrow());
     }
+
+    @Test
+    void anIdleTimeoutTooLongForMillisecondsIsForever() {
+        HttpRequest request = HttpRequest.newBuilder("http://127.0.0.1/")
+                .idleTimeout(Duration.ofSeconds(Long.MAX_VALUE))
+                .build();
+        assertEquals(Duration.ofMillis(Long.MAX_VALUE), request.idleTimeout().orElseThrow());
+    }
 }
