@@ -1,5 +1,6 @@
 package dev.quarry.server.handlers;
 
+import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.util.ArrayDeque;
 import java.util.concurrent.ConcurrentHashMap;
@@ -186,6 +187,9 @@ final class FileCache {
         if (maxOpenFiles <= 0) {
             return null;
         }
+        // Mapped before the lock (a mapping not kept is dropped, and unmapped by the collector): forgetClosed takes the
+        // lock on the thread that parsed the request, possibly a selector, which must not wait on a system call.
+        MappedByteBuffer mapped = OpenFile.map(channel, representation.size);
         lock.lock();
         try {
             Slot slot = slots.get(resource.key);
@@ -198,7 +202,7 @@ final class FileCache {
                     || openFiles >= maxOpenFiles) {
                 return null;
             }
-            OpenFile file = new OpenFile(channel, representation.size, 2); // the cache's reference and the caller's
+            OpenFile file = new OpenFile(channel, mapped, 2); // the cache's reference and the caller's
             representation.keepOpen(file);
             openFiles = openFiles + 1;
             return file;

@@ -56,15 +56,25 @@ final class OpenFile {
 
     /**
      * @param channel the file, open for reading
+     * @param mapped the file mapped by {@link #map(FileChannel, long)}, or null
      * @param references the references its creator holds (the cache's, and the response's that opened it)
      */
-    OpenFile(FileChannel channel, long size, int references) {
+    OpenFile(FileChannel channel, MappedByteBuffer mapped, int references) {
         this.channel = channel;
-        this.mapped = size <= MAP_LIMIT ? map(channel, size) : null;
+        this.mapped = mapped;
         this.references = references;
     }
 
-    private static MappedByteBuffer map(FileChannel channel, long size) {
+    /**
+     * Maps a file to keep open, if it is small enough. A system call that can wait on the process's memory map: the
+     * cache calls it before taking its lock, which a selector thread may want.
+     *
+     * @return the whole file mapped read-only, or null (larger than {@link #MAP_LIMIT}, or the mapping failed)
+     */
+    static MappedByteBuffer map(FileChannel channel, long size) {
+        if (size > MAP_LIMIT) {
+            return null;
+        }
         try {
             return channel.map(FileChannel.MapMode.READ_ONLY, 0, size);
         } catch (IOException | UnsupportedOperationException x) {

@@ -557,10 +557,12 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
             response.write(true, ByteBuffer.wrap(representation.content, (int) position, (int) count), callback);
             return;
         }
-        // A wrapper may override the file write (to throttle, to transform): it gets the file, as it always did. HTTP/2
-        // frames the file as before: its flusher copies small DATA pieces in the JVM, where a read of a mapped file
-        // truncated meanwhile faults (an InternalError); HTTP/1.1 hands the mapping to the kernel (which returns
-        // EFAULT) or, over TLS, to the engine, whose fault the TLS connection turns into an I/O error.
+        // A wrapper may override the file write (to throttle, to transform): it gets the file, as it always did; so
+        // does every response when an access log wraps them all. HTTP/2 frames the file as before: its flusher copies
+        // small DATA pieces in the JVM outside any guard, where a read of a mapped file truncated meanwhile faults (an
+        // InternalError). HTTP/1.1 hands the mapping to the kernel (which returns EFAULT), copies a region that fits
+        // its output buffer into it inside the writer's catch-all (the fault fails this send's callback), or, over
+        // TLS, gives it to the engine, whose fault the TLS connection turns into an I/O error.
         ByteBuffer mapped = shared != null
                         && !(response instanceof ResponseWrapper)
                         && request.version() != HttpVersion.HTTP_2

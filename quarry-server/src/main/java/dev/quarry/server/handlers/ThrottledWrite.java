@@ -110,15 +110,17 @@ final class ThrottledWrite extends IteratingCallback {
 
     @Override
     protected Action process() throws Exception {
+        if (step == Step.CHUNK) {
+            // Booked first: a chunk whose write completed was sent, even if its request ended meanwhile, and the
+            // failure below must not refund its tokens.
+            counters.bytesSent.add(chunk);
+            chunk = 0;
+        }
         if (response.isOver()) {
             // A timer or a write completion after the request ended: the wrapped response is another request's now.
             LOG.log(Level.DEBUG, () -> "throttled write resumed after its request was over: " + this);
             failed(Exchange.responseCompleted()); // not thrown: process() throwing is logged as a bug
             return Action.SCHEDULED; // the operation failed; nothing runs any more
-        }
-        if (step == Step.CHUNK) {
-            counters.bytesSent.add(chunk);
-            chunk = 0;
         }
         step = Step.NONE;
         if (chunk == 0) {

@@ -171,7 +171,8 @@ public final class Exchange {
      * <p>Plain writes: the next start happens after this on the same thread, or after the pool's CAS.
      */
     public void recycle() {
-        // First: whoever sees the request or response forgotten below must also find its generation over.
+        // First, so that a stale caller that checks its generation after this point finds it over. A check that raced
+        // this recycle can still pass (check-then-act): the guard catches late uses, not concurrent misuse.
         GENERATION.setRelease(this, (int) GENERATION.get(this) + 1);
         request.recycle();
         response.recycle();
