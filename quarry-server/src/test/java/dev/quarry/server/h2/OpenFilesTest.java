@@ -10,6 +10,7 @@ import dev.quarry.http.h2test.Http2TestClient;
 import dev.quarry.http.hpack.HpackEncoder;
 import dev.quarry.server.handlers.StaticFiles;
 import dev.quarry.server.test.LogCapture;
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
@@ -53,14 +54,18 @@ class OpenFilesTest extends Http2ServerTestSupport {
         }
     }
 
-    private void stallAndLeave(long descriptorsBefore) throws Exception {
-        try (SocketChannel client = SocketChannel.open()) {
+    /**
+     * Opens an HTTP/2 connection with every window wide open (only TCP can stop the server, once this client stops
+     * reading), a small receive buffer, and {@value #STREAMS} requests for {@code /big.bin}; then never reads.
+     */
+    private SocketChannel requestBigFileAndNeverRead() throws IOException {
+        SocketChannel client = SocketChannel.open();
+        try {
             client.setOption(StandardSocketOptions.SO_RCVBUF, 4096);
             client.connect(address());
             FrameGenerator generator = new FrameGenerator(new HpackEncoder());
             ByteBuffer out = ByteBuffer.allocate(64 * 1024);
             out.put("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-            // Windows wide open: only TCP can stop the server, once this client stops reading.
             generator.settings(out, new Http2Settings().set(Http2Settings.INITIAL_WINDOW_SIZE, Integer.MAX_VALUE));
             generator.settingsAck(out);
             generator.windowUpdate(out, 0, Integer.MAX_VALUE - 65_535);
@@ -71,6 +76,15 @@ class OpenFilesTest extends Http2ServerTestSupport {
             while (out.hasRemaining()) {
                 client.write(out);
             }
+            return client;
+        } catch (IOException | RuntimeException x) {
+            client.close();
+            throw x;
+        }
+    }
+
+    private void stallAndLeave(long descriptorsBefore) throws Exception {
+        try (SocketChannel client = requestBigFileAndNeverRead()) {
 
             // This client never reads a byte: the first responses stall on TCP with their files open, the others wait.
             awaitCondition(
@@ -121,23 +135,8 @@ class OpenFilesTest extends Http2ServerTestSupport {
                         .maxOpenFiles(2 * MAX_OPEN_FILES) // what a file per response would pin: far above one
                         .build()));
         long descriptorsBefore = openDescriptors();
-        try (SocketChannel client = SocketChannel.open()) {
-            client.setOption(StandardSocketOptions.SO_RCVBUF, 4096);
-            client.connect(address());
-            FrameGenerator generator = new FrameGenerator(new HpackEncoder());
-            ByteBuffer out = ByteBuffer.allocate(64 * 1024);
-            out.put("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-            generator.settings(out, new Http2Settings().set(Http2Settings.INITIAL_WINDOW_SIZE, Integer.MAX_VALUE));
-            generator.settingsAck(out);
-            generator.windowUpdate(out, 0, Integer.MAX_VALUE - 65_535);
-            // The first request opens the file and the cache keeps it; the others share its descriptor.
-            for (int i = 0; i < STREAMS; i++) {
-                generator.requestHeaders(out, 2 * i + 1, "GET", "http", "test", "/big.bin", new HttpFields(), true);
-            }
-            out.flip();
-            while (out.hasRemaining()) {
-                client.write(out);
-            }
+        // The first request opens the file and the cache keeps it; the others share its descriptor.
+        try (SocketChannel client = requestBigFileAndNeverRead()) {
             awaitCondition(
                     () -> server.statistics().http2Requests() == STREAMS,
                     () -> "requests: " + server.statistics().http2Requests());

@@ -162,15 +162,8 @@ class OpenFilesTest extends StaticFilesTestSupport {
         assertEquals(1, files.openFiles());
     }
 
-    @Test
-    void aFileSendThatThrowsGivesTheFileBack() throws Exception {
-        byte[] content = random(50_000, 5);
-        write("big.bin", content);
-        files = StaticFiles.builder(root)
-                .revalidateAfter(LONG)
-                .maxCachedFileSize(1024)
-                .build();
-        // A wrapper that fails the file write before passing it on: the write never completes its callback.
+    /** Serves {@link #files} through a wrapper whose file write throws before passing it on: it never completes. */
+    private void startServerRefusingFileWrites() throws Exception {
         startServer(
                 (request, response, callback) -> files.handle(
                         request,
@@ -183,6 +176,17 @@ class OpenFilesTest extends StaticFilesTestSupport {
                         },
                         callback),
                 b -> b);
+    }
+
+    @Test
+    void aFileSendThatThrowsGivesTheFileBack() throws Exception {
+        byte[] content = random(50_000, 5);
+        write("big.bin", content);
+        files = StaticFiles.builder(root)
+                .revalidateAfter(LONG)
+                .maxCachedFileSize(1024)
+                .build();
+        startServerRefusingFileWrites();
         for (int i = 0; i < 3; i++) {
             assertEquals(500, get("/big.bin").status());
         }
@@ -200,18 +204,7 @@ class OpenFilesTest extends StaticFilesTestSupport {
                 .maxCachedFileSize(1024)
                 .maxOpenFiles(0)
                 .build();
-        startServer(
-                (request, response, callback) -> files.handle(
-                        request,
-                        new ResponseWrapper(response) {
-                            @Override
-                            public void write(
-                                    FileChannel file, long position, long count, boolean last, Callback callback) {
-                                throw new IllegalStateException("refused by the test");
-                            }
-                        },
-                        callback),
-                b -> b);
+        startServerRefusingFileWrites();
         assertEquals(500, get("/big.bin").status());
         assertEquals(0, openDescriptorsOf(root.resolve("big.bin")));
     }
