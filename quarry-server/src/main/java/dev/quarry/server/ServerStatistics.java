@@ -84,8 +84,9 @@ public final class ServerStatistics {
      * @param bytes the size of the region
      */
     public void onFileTransfer(long bytes) {
-        fileTransfers.increment();
+        // Bytes first: whoever sees a transfer counted then finds its bytes counted too.
         fileTransferBytes.add(bytes);
+        fileTransfers.increment();
     }
 
     /**
