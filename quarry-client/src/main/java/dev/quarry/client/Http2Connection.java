@@ -93,11 +93,9 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
     private final Map<Integer, Http2Stream> streams = new HashMap<>();
     private final List<Http2Stream> live = new ArrayList<>();
     private final ArrayDeque<Exchange> waiting = new ArrayDeque<>();
-    private final List<Http2Stream> creditWaiters = new ArrayList<>();
+    private final Http2SendWindows sendWindows = new Http2SendWindows();
     private int nextStreamId = 1;
     private int lastStreamId;
-    private long connectionSendWindow = Http2Settings.DEFAULT_INITIAL_WINDOW_SIZE;
-    private int peerInitialWindow = Http2Settings.DEFAULT_INITIAL_WINDOW_SIZE;
     private int peerMaxStreams = Integer.MAX_VALUE;
     /**
      * Streams held back below the server's limit after it refused one (REFUSED_STREAM): it counted a stream we saw
@@ -274,7 +272,8 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
     }
 
     private Http2Stream newStream(Exchange exchange) {
-        Http2Stream stream = new Http2Stream(this, exchange, peerInitialWindow, STREAM_WINDOW, client.timer());
+        Http2Stream stream =
+                new Http2Stream(this, exchange, sendWindows.initialStreamWindow(), STREAM_WINDOW, client.timer());
         live.add(stream);
         return stream;
     }
@@ -448,8 +447,7 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
             closeLocked(stream);
             stream.failure = cause;
             dropped = stream.drain();
-            writer = stream.creditWaiter;
-            stream.creditWaiter = null;
+            writer = Http2SendWindows.takeWaiter(stream);
             id = stream.id;
             responseStarted = stream.responseStarted;
         } finally {
@@ -531,8 +529,7 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
                 return false;
             }
             closeLocked(stream);
-            writer = stream.creditWaiter;
-            stream.creditWaiter = null;
+            writer = Http2SendWindows.takeWaiter(stream);
         } finally {
             lock.unlock();
         }
@@ -607,15 +604,7 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
                 // Failed; or the server answered before reading the whole request: stop sending (RFC 9113 8.1).
                 throw new Http2RequestWriter.StreamGone();
             }
-            int n = (int) Math.min(want, Math.min(stream.sendWindow, connectionSendWindow));
-            if (n > 0) {
-                stream.sendWindow -= n;
-                connectionSendWindow -= n;
-                return n;
-            }
-            stream.creditWaiter = Thread.currentThread();
-            creditWaiters.add(stream);
-            return 0;
+            return sendWindows.take(stream, want);
         } finally {
             lock.unlock();
         }
@@ -623,7 +612,7 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
 
     /** Under the lock: credit taken for a DATA frame that was never sent goes back to the connection's window. */
     void returnCredit(int bytes) {
-        connectionSendWindow += bytes;
+        sendWindows.giveBack(bytes);
     }
 
     /** @return the most payload of one DATA frame: the server's SETTINGS_MAX_FRAME_SIZE, and what the flusher holds */
@@ -646,28 +635,6 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
             return stream.closed || !stream.remoteEnded ? 0 : stream.id;
         } finally {
             lock.unlock();
-        }
-    }
-
-    /** Under the lock: the threads of the writers waiting for credit, to unpark after unlocking. */
-    private List<Thread> takeCreditWaiters() {
-        if (creditWaiters.isEmpty()) {
-            return List.of();
-        }
-        List<Thread> threads = new ArrayList<>(creditWaiters.size());
-        for (Http2Stream stream : creditWaiters) {
-            if (stream.creditWaiter != null) {
-                threads.add(stream.creditWaiter);
-                stream.creditWaiter = null;
-            }
-        }
-        creditWaiters.clear();
-        return threads;
-    }
-
-    private static void unpark(List<Thread> threads) {
-        for (Thread thread : threads) {
-            LockSupport.unpark(thread);
         }
     }
 
@@ -806,8 +773,7 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
         int withheld = 0;
         lock.lock();
         try {
-            writer = stream.creditWaiter;
-            stream.creditWaiter = null;
+            writer = Http2SendWindows.takeWaiter(stream);
             if (stream.bodyWithheld && stream.remoteEnded && !stream.requestEnded && !stream.closed) {
                 stream.bodyWithheld = false;
                 withheld = stream.id;
@@ -945,8 +911,7 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
             closeLocked(stream);
             stream.failure = cause;
             dropped = stream.drain();
-            writer = stream.creditWaiter;
-            stream.creditWaiter = null;
+            writer = Http2SendWindows.takeWaiter(stream);
             holdBack = Math.min(holdBack + 1, live.size());
             waiting.addFirst(stream.exchange);
         } finally {
@@ -972,12 +937,7 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
             }
             value = settings.get(Http2Settings.INITIAL_WINDOW_SIZE);
             if (value.isPresent()) {
-                // RFC 9113 6.9.2: the change applies to every open stream's window, which may go negative.
-                int delta = (int) value.getAsLong() - peerInitialWindow;
-                peerInitialWindow = (int) value.getAsLong();
-                for (Http2Stream stream : live) {
-                    stream.sendWindow += delta;
-                }
+                sendWindows.initialStreamWindow((int) value.getAsLong(), live);
             }
             value = settings.get(Http2Settings.MAX_FRAME_SIZE);
             if (value.isPresent()) {
@@ -990,13 +950,13 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
             first = !settingsReceived;
             settingsReceived = true;
             opened = true;
-            wake = takeCreditWaiters();
+            wake = sendWindows.takeWaiters();
             maxStreams = peerMaxStreams;
         } finally {
             lock.unlock();
         }
         offerControl(generator::settingsAck);
-        unpark(wake);
+        Http2SendWindows.unpark(wake);
         int multiplex = Math.max(1, Math.min(client.maxStreamsPerConnection(), maxStreams));
         if (first && !upgraded) {
             destination.maxMultiplex(multiplex);
@@ -1062,27 +1022,19 @@ final class Http2Connection extends AbstractConnection implements ClientConnecti
         lock.lock();
         try {
             if (streamId == 0) {
-                connectionSendWindow += increment;
-                if (connectionSendWindow > Http2Settings.MAX_WINDOW_SIZE) {
-                    throw Http2Exception.connection(
-                            ErrorCode.FLOW_CONTROL_ERROR, "connection send window above 2^31-1");
-                }
+                sendWindows.creditConnection(increment);
             } else {
                 Http2Stream stream = streams.get(streamId);
                 if (stream == null) {
                     return;
                 }
-                stream.sendWindow += increment;
-                if (stream.sendWindow > Http2Settings.MAX_WINDOW_SIZE) {
-                    throw Http2Exception.stream(
-                            streamId, ErrorCode.FLOW_CONTROL_ERROR, "stream send window above 2^31-1");
-                }
+                Http2SendWindows.creditStream(stream, increment);
             }
-            wake = takeCreditWaiters();
+            wake = sendWindows.takeWaiters();
         } finally {
             lock.unlock();
         }
-        unpark(wake);
+        Http2SendWindows.unpark(wake);
     }
 
     @Override

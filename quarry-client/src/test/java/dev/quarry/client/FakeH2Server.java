@@ -73,6 +73,10 @@ final class FakeH2Server implements AutoCloseable {
             write(buffer -> generator.goAway(buffer, lastStreamId, error, "test"));
         }
 
+        void windowUpdate(int streamId, int increment) throws IOException {
+            write(buffer -> generator.windowUpdate(buffer, streamId, increment));
+        }
+
         void ping(long payload) throws IOException {
             write(buffer -> generator.ping(buffer, payload, true));
         }
@@ -96,6 +100,8 @@ final class FakeH2Server implements AutoCloseable {
     final AtomicLong dataBytes = new AtomicLong();
     /** The RST_STREAM frames received: {@code "streamId ERROR_CODE"}. */
     final Queue<String> resets = new ConcurrentLinkedQueue<>();
+    /** The GOAWAY frames received: {@code "lastStreamId ERROR_CODE"}. */
+    final Queue<String> goAways = new ConcurrentLinkedQueue<>();
 
     private volatile DataScript dataScript;
 
@@ -180,7 +186,9 @@ final class FakeH2Server implements AutoCloseable {
                     public void onPing(long payload, boolean ack) {}
 
                     @Override
-                    public void onGoAway(int lastStreamId, ErrorCode error, ByteBuffer debugData) {}
+                    public void onGoAway(int lastStreamId, ErrorCode error, ByteBuffer debugData) {
+                        goAways.add(lastStreamId + " " + error);
+                    }
 
                     @Override
                     public void onWindowUpdate(int streamId, int increment) {}

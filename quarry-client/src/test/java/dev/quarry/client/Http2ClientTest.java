@@ -370,6 +370,34 @@ class Http2ClientTest {
     }
 
     @Test
+    void aSettingsChangeThatOverflowsAStreamWindowIsAFlowControlError(ByteBufferPool pool) throws Exception {
+        // RFC 9113 6.9.2: a new SETTINGS_INITIAL_WINDOW_SIZE that pushes an open stream's window past 2^31-1 is a
+        // connection error of type FLOW_CONTROL_ERROR.
+        try (FakeH2Server fake = new FakeH2Server(new Http2Settings(), (connection, streamId, head, out) -> {
+            if (connection == 0) {
+                out.windowUpdate(streamId, Integer.MAX_VALUE - Http2Settings.DEFAULT_INITIAL_WINDOW_SIZE);
+                out.settings(new Http2Settings()
+                        .set(Http2Settings.INITIAL_WINDOW_SIZE, Http2Settings.DEFAULT_INITIAL_WINDOW_SIZE + 1));
+            } else {
+                out.headers(streamId, 200, false);
+                out.data(streamId, "fresh", true);
+            }
+        })) {
+            client(pool, HttpClient.builder());
+            ExecutionException failed = assertThrows(
+                    ExecutionException.class,
+                    () -> client.sendAsync(HttpRequest.get(fake.uri("/bad"))).get(10, TimeUnit.SECONDS));
+            assertTrue(
+                    failed.getCause().getMessage().contains("FLOW_CONTROL_ERROR"),
+                    failed.getCause().getMessage());
+            InteropLoad.await(() -> !fake.goAways.isEmpty(), "the client's GOAWAY");
+            assertEquals("0 FLOW_CONTROL_ERROR", fake.goAways.peek(), "a client processes no server-initiated stream");
+            assertEquals(
+                    "fresh", client.send(HttpRequest.get(fake.uri("/good"))).asString());
+        }
+    }
+
+    @Test
     void aSilentServerTimesOutTheRequest(ByteBufferPool pool) throws Exception {
         try (FakeH2Server fake = new FakeH2Server(new Http2Settings(), (connection, streamId, head, out) -> {})) {
             client(pool, HttpClient.builder().idleTimeout(Duration.ofMillis(500)));
