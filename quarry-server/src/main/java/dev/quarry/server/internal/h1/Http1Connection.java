@@ -10,7 +10,6 @@ import dev.quarry.http.HttpFields;
 import dev.quarry.http.HttpHeader;
 import dev.quarry.http.HttpStatus;
 import dev.quarry.http.HttpVersion;
-import dev.quarry.http.h1.HttpGenerator;
 import dev.quarry.http.h1.HttpParser;
 import dev.quarry.io.AbstractConnection;
 import dev.quarry.io.EndPoint;
@@ -69,7 +68,6 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
     private static final int HANDLING = 1;
     private static final int ASYNC = 2;
     private static final int COMPLETED = 3;
-    private static final byte[] CONTINUE = HttpGenerator.continueBytes();
     private static final VarHandle EXCHANGE_STATE;
 
     static {
@@ -273,6 +271,9 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
                         sendBadMessage(request.badMessage);
                         return;
                     }
+                    if (mustFlushBeforeContinue() && !writer.flushThenResume()) {
+                        return; // resumes with the head parsed already: parseHead() says so at once
+                    }
                     if (!startExchange()) {
                         return;
                     }
@@ -416,6 +417,16 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
         closeNow();
     }
 
+    /**
+     * Whether responses to earlier pipelined requests wait in the output buffer while the request that begins expects
+     * 100 Continue. They go first: the 100 is written on its own when the handler asks for content, possibly on
+     * another thread, which must not touch the output buffer, and a 100 written before them would be taken for an
+     * interim response to the earlier request.
+     */
+    private boolean mustFlushBeforeContinue() {
+        return buffers.hasPendingOutput() && parser.expectsContinue() && !request.messageComplete;
+    }
+
     private boolean startExchange() {
         request.ready = false;
         if (Http2Handover.isH2cUpgrade(context, request) && handover().upgradeToH2c()) {
@@ -426,8 +437,6 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
         if (bodyRate != null) {
             bodyRate.reset();
         }
-        // Nothing to ask for when there is no content (or it is all here already).
-        request.continuePending = parser.expectsContinue() && !request.messageComplete;
         String authority = request.fields.get(HttpHeader.HOST).orElse("");
         // Taken when the request began: the parser filled its request fields.
         Exchange started = recycled;
@@ -447,6 +456,10 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
             persistent = false;
             sendBadMessage(x);
             return false;
+        }
+        if (parser.expectsContinue() && !request.messageComplete) {
+            // Nothing to ask for when there is no content (or it is all here already).
+            request.expectContinue();
         }
         exchangeNumber++;
         exchange = started;
@@ -601,15 +614,16 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
             bodyRate.onWaiting();
             armBodyRateCheck();
         }
-        if (request.continuePending) {
-            request.continuePending = false;
-            // RFC 9110 10.1.1: tell the client to send the body, then wait for it.
-            endPoint()
-                    .write(
-                            Callback.from(InvocationType.NON_BLOCKING, this::fillInterested, this::onWriteFailed),
-                            ByteBuffer.wrap(CONTINUE));
+        ContinueGate owed = request.expectation;
+        if (owed != null && owed.onDemand()) {
+            // RFC 9110 10.1.1: the client is told to send the body; the 100's write asks for it once written.
             return;
         }
+        fillInterested();
+    }
+
+    /** The 100 Continue was written: the client sends the content now. */
+    void onContinueWritten() {
         fillInterested();
     }
 
