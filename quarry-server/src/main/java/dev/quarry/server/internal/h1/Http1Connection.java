@@ -313,7 +313,7 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
             // A client that keeps the socket full (a pipelined flood) would keep this thread, often a selector, to
             // itself: give the other connections their turn and come back when the selector says so.
             readThisTurn = 0;
-            fillInterested();
+            awaitFillable();
             return false;
         }
         if (drained && !shutdown) {
@@ -383,13 +383,25 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
                             Invocable.task(InvocationType.NON_BLOCKING, this::onHeaderTimeout),
                             context.config().headerTimeout());
         }
-        fillInterested();
+        awaitFillable();
         if (headTimedOut) {
             // The timeout fired between the last check and the fill interest, and found nothing to wake: wake it now,
             // from another thread (waking here would process re-entrantly).
             context.threads().execute(Invocable.task(InvocationType.NON_BLOCKING, endPoint()::wakeFill));
         }
         return true;
+    }
+
+    /**
+     * Asks to process again when bytes come. While discarding an unread body, the exchange's handler may have asked for
+     * content and completed without waiting for it: its fill interest is still registered (a second one would fail
+     * with a ReadPendingException), and its wake-up, finding no exchange, processes.
+     */
+    private void awaitFillable() {
+        if (discarding && endPoint().isFillInterested()) {
+            return;
+        }
+        fillInterested();
     }
 
     private void cancelHeaderTimeout() {

@@ -268,6 +268,26 @@ class ExpectContinueRaceTest {
         assertFalse(endPoint.isOpen(), "the connection closed after the response");
     }
 
+    @Test
+    void aResponseCompletedAfterThe100WithoutReadingTheBodyDiscardsIt(ByteBufferPool pool) throws Exception {
+        Http1Connection connection = connect(pool, AsyncHandler.nonBlocking((request, response, callback) -> {
+            request.demand(() -> {});
+            response.write(true, ascii("rejected"), callback);
+        }));
+        endPoint.arrive(UPLOAD);
+
+        connection.onFillable();
+
+        String written = endPoint.awaitWritten("rejected");
+        assertTrue(written.startsWith(CONTINUE + "HTTP/1.1 200 OK\r\n"), written);
+        assertFalse(written.contains("Connection: close"), written);
+        endPoint.arrive("hello" + "GET /next HTTP/1.1\r\nHost: localhost\r\n\r\n");
+        assertTrue(endPoint.wakeFill());
+        assertTrue(endPoint.awaitWritten("rejected").endsWith("rejected"));
+        assertNull(endPoint.overlap);
+        assertReusableThenLeave();
+    }
+
     private static void await(CountDownLatch latch) {
         try {
             if (!latch.await(10, TimeUnit.SECONDS)) {
