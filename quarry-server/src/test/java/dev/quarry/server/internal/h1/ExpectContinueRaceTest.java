@@ -2,10 +2,12 @@ package dev.quarry.server.internal.h1;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.quarry.core.Callback;
+import dev.quarry.core.Invocable;
 import dev.quarry.core.InvocationType;
 import dev.quarry.core.buffer.ByteBufferPool;
 import dev.quarry.core.test.LeakTrackingPoolExtension;
@@ -32,6 +34,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -161,6 +164,37 @@ class ExpectContinueRaceTest {
         }
         assertReusableThenLeave();
         channel.close();
+    }
+
+    @Test
+    void aHeadThatWaitedForThe100LeavesAThreadThatMustNotBlockWhenItsCallbackMay(ByteBufferPool pool) throws Exception {
+        CountDownLatch headWritten = new CountDownLatch(1);
+        AtomicReference<Thread> completedOn = new AtomicReference<>();
+        Http1Connection connection = connect(pool, AsyncHandler.nonBlocking((request, response, callback) -> {
+            request.demand(() -> readToEnd(request, () -> response.write(true, ByteBuffer.allocate(0), callback)));
+            response.write(
+                    false,
+                    ascii("partial"),
+                    Callback.from(
+                            InvocationType.BLOCKING,
+                            () -> {
+                                completedOn.set(Thread.currentThread());
+                                headWritten.countDown();
+                            },
+                            x -> {}));
+        }));
+        endPoint.holdWrites(bytes -> bytes.startsWith("HTTP/1.1 100"));
+        endPoint.arrive(UPLOAD);
+        connection.onFillable();
+
+        // As a selector would complete the 100's write: on a thread that must not block.
+        Invocable.invokeNonBlocking(endPoint::releaseHeld);
+
+        await(headWritten);
+        assertNotSame(Thread.currentThread(), completedOn.get(), "the blocking callback ran on another thread");
+        assertOneHundredThenTheHead(endPoint.written());
+        sendBodyAndAwaitTheEnd();
+        assertReusableThenLeave();
     }
 
     @Test
