@@ -39,6 +39,10 @@ class HttpClientTest extends ServerTestBase {
                 "GET /ok",
                 AsyncHandler.nonBlocking((request, response, callback) ->
                         response.write(true, ByteBuffer.wrap(new byte[] {'o', 'k'}), callback)));
+        router.route(
+                "POST /reject",
+                AsyncHandler.nonBlocking((request, response, callback) ->
+                        response.status(413).write(true, ByteBuffer.wrap(new byte[] {'n', 'o'}), callback)));
         start(builder -> builder.handler(router));
         client = httpClient();
     }
@@ -74,6 +78,43 @@ class HttpClientTest extends ServerTestBase {
 
         assertEquals(200, response.statusCode());
         assertEquals(Bodies.describe(body), response.body());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"/digest", "/async-digest"})
+    void anUploadThatExpects100ContinueIsSentAfterItAndArrivesWhole(String path) throws Exception {
+        startServer();
+        byte[] body = Bodies.content(SIZE / 8, 4);
+        HttpRequest request = HttpRequest.newBuilder(uri(path))
+                .expectContinue(true)
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+                .build();
+
+        HttpResponse<String> first = client.send(request, HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> second = client.send(request, HttpResponse.BodyHandlers.ofString());
+
+        assertEquals(200, first.statusCode());
+        assertEquals(Bodies.describe(body), first.body());
+        assertEquals(200, second.statusCode(), "the connection, reused or not, carries the next one");
+        assertEquals(Bodies.describe(body), second.body());
+    }
+
+    @Test
+    void anUploadThatExpects100ContinueAndIsAnsweredUnreadGetsTheFinalResponseOnly() throws Exception {
+        startServer();
+        HttpRequest request = HttpRequest.newBuilder(uri("/reject"))
+                .expectContinue(true)
+                .POST(HttpRequest.BodyPublishers.ofByteArray(Bodies.content(SIZE / 8, 5)))
+                .build();
+
+        HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString());
+
+        assertEquals(413, response.statusCode());
+        assertEquals("no", response.body());
+        assertEquals(
+                200,
+                client.send(HttpRequest.newBuilder(uri("/ok")).build(), HttpResponse.BodyHandlers.ofString())
+                        .statusCode());
     }
 
     @ParameterizedTest

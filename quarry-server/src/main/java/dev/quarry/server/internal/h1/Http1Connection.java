@@ -10,7 +10,6 @@ import dev.quarry.http.HttpFields;
 import dev.quarry.http.HttpHeader;
 import dev.quarry.http.HttpStatus;
 import dev.quarry.http.HttpVersion;
-import dev.quarry.http.h1.HttpGenerator;
 import dev.quarry.http.h1.HttpParser;
 import dev.quarry.io.AbstractConnection;
 import dev.quarry.io.EndPoint;
@@ -69,7 +68,6 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
     private static final int HANDLING = 1;
     private static final int ASYNC = 2;
     private static final int COMPLETED = 3;
-    private static final byte[] CONTINUE = HttpGenerator.continueBytes();
     private static final VarHandle EXCHANGE_STATE;
 
     static {
@@ -273,6 +271,9 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
                         sendBadMessage(request.badMessage);
                         return;
                     }
+                    if (mustFlushBeforeContinue() && !writer.flushThenResume()) {
+                        return; // resumes with the head parsed already: parseHead() says so at once
+                    }
                     if (!startExchange()) {
                         return;
                     }
@@ -312,7 +313,7 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
             // A client that keeps the socket full (a pipelined flood) would keep this thread, often a selector, to
             // itself: give the other connections their turn and come back when the selector says so.
             readThisTurn = 0;
-            fillInterested();
+            awaitFillable();
             return false;
         }
         if (drained && !shutdown) {
@@ -382,13 +383,25 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
                             Invocable.task(InvocationType.NON_BLOCKING, this::onHeaderTimeout),
                             context.config().headerTimeout());
         }
-        fillInterested();
+        awaitFillable();
         if (headTimedOut) {
             // The timeout fired between the last check and the fill interest, and found nothing to wake: wake it now,
             // from another thread (waking here would process re-entrantly).
             context.threads().execute(Invocable.task(InvocationType.NON_BLOCKING, endPoint()::wakeFill));
         }
         return true;
+    }
+
+    /**
+     * Asks to process again when bytes come. While discarding an unread body, the exchange's handler may have asked for
+     * content and completed without waiting for it: its fill interest is still registered (a second one would fail
+     * with a ReadPendingException), and its wake-up, finding no exchange, processes.
+     */
+    private void awaitFillable() {
+        if (discarding && endPoint().isFillInterested()) {
+            return;
+        }
+        fillInterested();
     }
 
     private void cancelHeaderTimeout() {
@@ -416,6 +429,16 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
         closeNow();
     }
 
+    /**
+     * Whether responses to earlier pipelined requests wait in the output buffer while the request that begins expects
+     * 100 Continue. They go first: the 100 is written on its own when the handler asks for content, possibly on
+     * another thread, which must not touch the output buffer, and a 100 written before them would be taken for an
+     * interim response to the earlier request.
+     */
+    private boolean mustFlushBeforeContinue() {
+        return buffers.hasPendingOutput() && parser.expectsContinue() && !request.messageComplete;
+    }
+
     private boolean startExchange() {
         request.ready = false;
         if (Http2Handover.isH2cUpgrade(context, request) && handover().upgradeToH2c()) {
@@ -426,8 +449,6 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
         if (bodyRate != null) {
             bodyRate.reset();
         }
-        // Nothing to ask for when there is no content (or it is all here already).
-        request.continuePending = parser.expectsContinue() && !request.messageComplete;
         String authority = request.fields.get(HttpHeader.HOST).orElse("");
         // Taken when the request began: the parser filled its request fields.
         Exchange started = recycled;
@@ -447,6 +468,10 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
             persistent = false;
             sendBadMessage(x);
             return false;
+        }
+        if (parser.expectsContinue() && !request.messageComplete) {
+            // Nothing to ask for when there is no content (or it is all here already).
+            request.expectContinue();
         }
         exchangeNumber++;
         exchange = started;
@@ -601,15 +626,16 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
             bodyRate.onWaiting();
             armBodyRateCheck();
         }
-        if (request.continuePending) {
-            request.continuePending = false;
-            // RFC 9110 10.1.1: tell the client to send the body, then wait for it.
-            endPoint()
-                    .write(
-                            Callback.from(InvocationType.NON_BLOCKING, this::fillInterested, this::onWriteFailed),
-                            ByteBuffer.wrap(CONTINUE));
+        ContinueGate owed = request.expectation;
+        if (owed != null && owed.onDemand()) {
+            // RFC 9110 10.1.1: the client is told to send the body; the 100's write asks for it once written.
             return;
         }
+        fillInterested();
+    }
+
+    /** The 100 Continue was written: the client sends the content now. */
+    void onContinueWritten() {
         fillInterested();
     }
 

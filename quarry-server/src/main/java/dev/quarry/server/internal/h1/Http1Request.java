@@ -48,8 +48,14 @@ final class Http1Request implements HttpRequestListener {
     Content.Chunk content;
     Throwable contentFailure;
     boolean messageComplete;
-    /** The client waits for 100 Continue before it sends the content. */
-    boolean continuePending;
+    /**
+     * The 100 Continue owed to the exchange in progress, if its request carries {@code Expect: 100-continue}; null
+     * otherwise (so that a request without the expectation costs one plain field check). Set and cleared by the
+     * processing thread between exchanges.
+     */
+    ContinueGate expectation;
+    // Made by the connection's first request with the expectation, and kept for the next ones.
+    private ContinueGate continueGate;
 
     Http1Request(Http1Connection connection, ServerContext context, EndPoint endPoint, Http1Buffers buffers) {
         this.connection = connection;
@@ -61,6 +67,10 @@ final class Http1Request implements HttpRequestListener {
 
     /** @return whether a request head (or the h2 preface, or a bad message) is ready */
     boolean parseHead() {
+        if (ready) {
+            // Parsed already, and the exchange waited for a flush: parsing on would read into its content.
+            return true;
+        }
         if (buffers.hasInput()) {
             parser.parse(buffers.input.byteBuffer());
         }
@@ -82,7 +92,19 @@ final class Http1Request implements HttpRequestListener {
         version = null;
         fields = null;
         contentFailure = null;
-        continuePending = false;
+        if (expectation != null) {
+            expectation.clear();
+            expectation = null;
+        }
+    }
+
+    /** The exchange that starts waits for 100 Continue before its client sends the content; processing thread only. */
+    void expectContinue() {
+        if (continueGate == null) {
+            continueGate = new ContinueGate(connection, endPoint, context.threads());
+        }
+        continueGate.expect();
+        expectation = continueGate;
     }
 
     // --- reading the content ---------------------------------------------------------------------------------------
@@ -116,7 +138,8 @@ final class Http1Request implements HttpRequestListener {
             if (parseBufferedContent()) {
                 continue;
             }
-            if (continuePending) {
+            ContinueGate owed = expectation;
+            if (owed != null && owed.isOwed()) {
                 return null; // the 100 Continue goes out with the demand
             }
             if (!fillContent()) {
@@ -208,7 +231,10 @@ final class Http1Request implements HttpRequestListener {
     public boolean content(ByteBuffer chunk) {
         // The client sends the content without waiting for 100 Continue, as it may (RFC 9110 §10.1.1): no interim
         // response is due any more, and once it is all read the connection stays reusable.
-        continuePending = false;
+        ContinueGate owed = expectation;
+        if (owed != null) {
+            owed.onContent();
+        }
         if (connection.bodyRate != null) {
             connection.bodyRate.onBytes(chunk.remaining());
         }
@@ -265,6 +291,6 @@ final class Http1Request implements HttpRequestListener {
     public String toString() {
         return "Http1Request{" + parser.state() + ", " + method + " " + target + " " + version
                 + (contentFailure != null ? ", failed: " + contentFailure : "")
-                + (messageComplete ? ", complete" : "") + (continuePending ? ", expects 100" : "") + "}";
+                + (messageComplete ? ", complete" : "") + (expectation != null ? ", " + expectation : "") + "}";
     }
 }

@@ -172,10 +172,10 @@ final class Http1ResponseWriter {
     /** Writes the response head into the output buffer; throws, having written nothing, if it cannot be encoded. */
     private void commit(ResponseHead head) {
         buffers.ensureOutput();
-        if (request.continuePending) {
-            // The response is committed before the body was asked for: the body will not be read, so the connection
-            // cannot be reused (the client may still send it).
-            request.continuePending = false;
+        ContinueGate expectation = request.expectation;
+        if (expectation != null && expectation.onCommit()) {
+            // The response is committed before the body was asked for: no 100 will be sent and the body will not be
+            // read, so the connection cannot be reused (the client may still send it; RFC 9110 10.1.1).
             connection.persistent = false;
         }
         if (connection.shutdown) {
@@ -211,13 +211,15 @@ final class Http1ResponseWriter {
     /**
      * Whether a completed response may stay in the output buffer: only on the processing thread, while the handler
      * that produced it is still inside {@code handle()}, when more requests are already buffered (so their responses
-     * will join it and the whole batch is written when the input runs dry).
+     * will join it and the whole batch is written when the input runs dry). Not while a 100 Continue is being
+     * written: the later flush would not wait for it.
      */
     private boolean mayDeferFlush() {
         return connection.isHandlingInPlace()
                 && connection.persistent
                 && buffers.hasInput()
-                && buffers.output.byteBuffer().remaining() > 1024;
+                && buffers.output.byteBuffer().remaining() > 1024
+                && (request.expectation == null || request.expectation.isSettled());
     }
 
     private void flush(Callback callback, ByteBuffer content, ByteBuffer tail) {
@@ -225,14 +227,26 @@ final class Http1ResponseWriter {
         out.flip();
         sendCallback.callback = callback;
         if (content == null && tail == null) {
-            endPoint.write(sendCallback, out);
+            write(sendCallback, out);
         } else if (tail == null) {
-            endPoint.write(sendCallback, out, content);
+            write(sendCallback, out, content);
         } else if (content == null) {
-            endPoint.write(sendCallback, out, tail);
+            write(sendCallback, out, tail);
         } else {
-            endPoint.write(sendCallback, out, content, tail);
+            write(sendCallback, out, content, tail);
         }
+    }
+
+    /**
+     * Writes response bytes, after the 100 Continue if one is being written (the head must not overlap it nor come
+     * before it). A request without the expectation costs one plain field check here.
+     */
+    private void write(Callback callback, ByteBuffer... bytes) {
+        ContinueGate expectation = request.expectation;
+        if (expectation != null && expectation.deferWrite(callback, bytes)) {
+            return;
+        }
+        endPoint.write(callback, bytes);
     }
 
     /**
@@ -376,7 +390,7 @@ final class Http1ResponseWriter {
             }
             out.flip();
             transferring = false;
-            endPoint.write(this, out);
+            write(this, out);
         }
 
         private void transfer() {
