@@ -11,27 +11,15 @@ import dev.quarry.core.Invocable;
 import dev.quarry.core.InvocationType;
 import dev.quarry.core.buffer.ByteBufferPool;
 import dev.quarry.core.test.LeakTrackingPoolExtension;
-import dev.quarry.core.thread.TryExecutor;
-import dev.quarry.core.timer.HashedWheelTimer;
 import dev.quarry.http.HttpHeader;
 import dev.quarry.server.AsyncHandler;
 import dev.quarry.server.Content;
-import dev.quarry.server.Http2Config;
-import dev.quarry.server.HttpConfig;
 import dev.quarry.server.Request;
-import dev.quarry.server.ServerStatistics;
-import dev.quarry.server.internal.DateField;
-import dev.quarry.server.internal.ErrorPages;
-import dev.quarry.server.internal.ExchangePool;
-import dev.quarry.server.internal.HandlerInvoker;
-import dev.quarry.server.internal.ServerContext;
-import dev.quarry.server.internal.h2.Http2ContentBudget;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.StandardOpenOption;
-import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -56,26 +44,7 @@ class ExpectContinueRaceTest {
     private final HoldingEndPoint endPoint = new HoldingEndPoint();
 
     private Http1Connection connect(ByteBufferPool pool, AsyncHandler handler) {
-        HashedWheelTimer timer =
-                HashedWheelTimer.builder().name("continue-race-timer").build(); // never started
-        ServerContext context = new ServerContext(
-                handler,
-                new HandlerInvoker(task -> Thread.ofVirtual().start(task), true, 16),
-                HttpConfig.DEFAULT,
-                pool,
-                timer,
-                new DateField(timer),
-                Optional.empty(),
-                new ServerStatistics(),
-                Optional.empty(),
-                TryExecutor.noReserved(task -> Thread.ofPlatform().start(task)),
-                Http2Config.DEFAULT,
-                ErrorPages.NONE,
-                new Http2ContentBudget(1 << 20),
-                new ExchangePool(4));
-        Http1Connection connection = new Http1Connection(context, null, endPoint);
-        endPoint.setConnection(connection);
-        return connection;
+        return TestHttp1Connections.of(pool, handler, endPoint);
     }
 
     /** Reads the request body to its end, demanding more as needed, then runs {@code atEnd}. */
@@ -151,7 +120,7 @@ class ExpectContinueRaceTest {
 
         assertNull(endPoint.overlap, "two writes at once");
         assertTrue(endPoint.isHolding(), "the 100 is being written");
-        assertEquals(CONTINUE, endPoint.written(), "nothing beside the 100 while it is written");
+        assertEquals(CONTINUE, endPoint.writtenAscii(), "nothing beside the 100 while it is written");
         endPoint.releaseHeld();
         String written = endPoint.awaitWritten("partial");
         assertOneHundredThenTheHead(written);
@@ -192,7 +161,7 @@ class ExpectContinueRaceTest {
 
         await(headWritten);
         assertNotSame(Thread.currentThread(), completedOn.get(), "the blocking callback ran on another thread");
-        assertOneHundredThenTheHead(endPoint.written());
+        assertOneHundredThenTheHead(endPoint.writtenAscii());
         sendBodyAndAwaitTheEnd();
         assertReusableThenLeave();
     }
@@ -209,7 +178,7 @@ class ExpectContinueRaceTest {
         connection.onFillable();
 
         assertNull(endPoint.overlap, "two writes at once");
-        assertEquals(CONTINUE, endPoint.written(), "nothing beside the 100 while it is written");
+        assertEquals(CONTINUE, endPoint.writtenAscii(), "nothing beside the 100 while it is written");
         endPoint.releaseHeld();
         String written = endPoint.awaitWritten("HTTP/1.1 500");
         assertNull(endPoint.overlap, "two writes at once");
@@ -253,7 +222,7 @@ class ExpectContinueRaceTest {
         connection.onFillable();
 
         await(headWritten);
-        assertOneHundredThenTheHead(endPoint.written());
+        assertOneHundredThenTheHead(endPoint.writtenAscii());
         sendBodyAndAwaitTheEnd();
         assertReusableThenLeave();
     }

@@ -5,25 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.quarry.core.buffer.ByteBufferPool;
 import dev.quarry.core.test.LeakTrackingPoolExtension;
-import dev.quarry.core.thread.TryExecutor;
-import dev.quarry.core.timer.HashedWheelTimer;
 import dev.quarry.server.AsyncHandler;
-import dev.quarry.server.Http2Config;
-import dev.quarry.server.HttpConfig;
-import dev.quarry.server.ServerStatistics;
-import dev.quarry.server.internal.DateField;
-import dev.quarry.server.internal.ErrorPages;
-import dev.quarry.server.internal.ExchangePool;
-import dev.quarry.server.internal.HandlerInvoker;
-import dev.quarry.server.internal.ServerContext;
-import dev.quarry.server.internal.h2.Http2ContentBudget;
 import dev.quarry.server.test.WakesAtOnceEndPoint;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -52,26 +40,8 @@ class Http1ConnectionWakeUpTest {
             handled.add(request.path() + (alongside ? " while another thread was processing" : ""));
             response.write(true, ByteBuffer.wrap(request.path().getBytes(StandardCharsets.US_ASCII)), callback);
         });
-        HashedWheelTimer timer =
-                HashedWheelTimer.builder().name("wake-up-test-timer").build(); // never started
-        ServerContext context = new ServerContext(
-                handler,
-                new HandlerInvoker(task -> Thread.ofVirtual().start(task), true, 16),
-                HttpConfig.DEFAULT,
-                pool,
-                timer,
-                new DateField(timer),
-                Optional.empty(),
-                new ServerStatistics(),
-                Optional.empty(),
-                TryExecutor.noReserved(task -> Thread.ofPlatform().start(task)),
-                Http2Config.DEFAULT,
-                ErrorPages.NONE,
-                new Http2ContentBudget(1 << 20),
-                new ExchangePool(4));
-        Http1Connection connection = new Http1Connection(context, null, endPoint);
-        endPoint.setConnection(connection);
-        endPoint.arrive(ascii(FIRST));
+        Http1Connection connection = TestHttp1Connections.of(pool, handler, endPoint);
+        endPoint.arrive(FIRST);
         // The next request arrives as the connection asks for more, and the reader is woken on another thread before
         // that request returns.
         endPoint.onFirstInterest(ascii(SECOND));
