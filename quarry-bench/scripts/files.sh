@@ -19,7 +19,8 @@
 #   quarry  `quarry serve DIR --host 127.0.0.1 --port P --idle-timeout 300` with the JVM flags of every scenario
 #           (lib/common.sh); HTTP/1.1 and h2c (prior knowledge) on P, HTTPS (h2, http/1.1) on --https-port with a
 #           fresh self-signed EC P-256 certificate (a PKCS#12 keystore, made like tls.sh's). Everything else is the
-#           default: files up to 16 KiB cached in memory, larger ones sent with sendfile on HTTP/1.1 cleartext.
+#           default: files up to 16 KiB cached in memory, larger ones kept open and mapped (up to 64 MiB), written
+#           from the mapping on HTTP/1.1 (cleartext and TLS).
 #   nginx   1.22 from apt, one worker, generated config (kept with QUARRY_BENCH_KEEP=1): `sendfile on`,
 #           `tcp_nopush on` (TCP_CORK around the head and the file: one segment train), `tcp_nodelay on`,
 #           `open_file_cache max=1000 inactive=60s` (open descriptors and sizes kept, revalidated every 60 s),

@@ -41,8 +41,9 @@ final class OpenFile {
     /**
      * Files up to this size are also mapped, once, when they are kept open. HTTP/1.1 over TLS then encrypts straight
      * from the page cache, with no read system call, no copy into a heap buffer and no thread hop per chunk; and on
-     * HTTP/1.1 cleartext a region small enough to be worth one gathered write with its head is sent that way. The bound keeps address space use sane: 1000 files kept open map at most 64 GiB of the
-     * 128 TiB a 64-bit process has, and only the pages read count in memory (file-backed, shared with the page cache).
+     * HTTP/1.1 cleartext a region goes with its head in one gathered write, then one write per socket-full. The bound
+     * keeps address space use sane: 1000 files kept open map at most 64 GiB of the 128 TiB a 64-bit process has, and
+     * only the pages read count in memory (file-backed, shared with the page cache).
      */
     static final long MAP_LIMIT = 64L * 1024 * 1024;
 

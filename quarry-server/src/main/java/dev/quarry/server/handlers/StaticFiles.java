@@ -51,9 +51,9 @@ import java.util.List;
  *   <li><b>Safe paths</b>: see {@link FileResolver}; everything refused is a 404.
  *   <li><b>Sending</b>: cached small files from memory in one write with the head; a file the cache keeps open (see
  *       {@link StaticFilesBuilder#maxOpenFiles}) is also mapped, and on HTTP/1.1 sent from the mapping (cleartext:
- *       regions up to 256 KiB, in one gathered write with the head; TLS: any region);
+ *       in one gathered write with the head, then one write per socket-full; TLS: encrypted from it);
  *       other sends use {@link Response#write(FileChannel, long, long, boolean, Callback)}, zero-copy on HTTP/1.1
- *       cleartext, from the file kept open or, past that bound, opened for the request.
+ *       cleartext (a file kept open but too large to map, or one opened for the request past that bound).
  * </ul>
  *
  * <p>Mounting: as the root handler it serves {@link Request#path()}; under a route such as {@code "GET /static/*"} it
@@ -85,13 +85,6 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
     private static final PreEncodedHttpField TEXT_PLAIN =
             new PreEncodedHttpField(HttpHeader.CONTENT_TYPE, "text/plain; charset=utf-8");
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0).asReadOnlyBuffer();
-    /**
-     * On HTTP/1.1 cleartext, a region of a mapped file up to this size is written with its head in one gathered write
-     * (the kernel copies it from the page cache) rather than head then {@code sendfile}: one system call and one train
-     * of segments instead of four calls (the JDK's transferTo adds an fstat and a copy_file_range that fails for a
-     * socket) and a separate segment for the head. Larger regions go zero-copy, where the copy costs more than those.
-     */
-    static final long COALESCED_SEND_LIMIT = 256 * 1024;
 
     private final Path root;
     private final List<String> indexFiles;
@@ -563,12 +556,16 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
         // InternalError). HTTP/1.1 hands the mapping to the kernel (which returns EFAULT), copies a region that fits
         // its output buffer into it inside the writer's catch-all (the fault fails this send's callback), or, over
         // TLS, gives it to the engine, whose fault the TLS connection turns into an I/O error.
-        ByteBuffer mapped = shared != null
-                        && !(response instanceof ResponseWrapper)
-                        && request.version() != HttpVersion.HTTP_2
-                        && (count <= COALESCED_SEND_LIMIT || !"http".equals(request.scheme()))
-                ? shared.mapped(position, count)
-                : null;
+        //
+        // On HTTP/1.1 cleartext the region goes with its head in one gathered write, then one write per socket-full,
+        // whatever its size, rather than head then sendfile: each JDK transferTo is an fstat, a copy_file_range that
+        // fails for a socket and a sendfile (three calls per socket-full instead of one), and the reader of what
+        // sendfile queued spent about twice the CPU per request of a reader of what the kernel copied (10 MiB over
+        // loopback, where the reader was the bottleneck: BENCHMARKS.md, "Round 2, fifth stop").
+        ByteBuffer mapped =
+                shared != null && !(response instanceof ResponseWrapper) && request.version() != HttpVersion.HTTP_2
+                        ? shared.mapped(position, count)
+                        : null;
         FileSendCallback sending = new FileSendCallback(file, shared, callback);
         try {
             if (mapped != null) {

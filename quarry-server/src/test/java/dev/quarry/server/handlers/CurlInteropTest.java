@@ -75,6 +75,6 @@ class CurlInteropTest extends StaticFilesTestSupport {
         Files.write(output, Arrays.copyOf(data, 1_000_000));
         curl("-C", "-", "-o", output.toString(), server.uri() + "video.mp4");
         assertArrayEquals(data, Files.readAllBytes(output));
-        assertEquals(1, server.statistics().fileTransfers(), "the rest was one zero-copy range");
+        assertEquals(0, server.statistics().fileTransfers(), "the rest was one range of the file's mapping");
     }
 }

@@ -260,6 +260,45 @@ class OpenFilesTest extends StaticFilesTestSupport {
     }
 
     @Test
+    void aLargeFileKeptOpenIsWrittenFromItsMappingAndCutShortIfItShrinksWhileSent() throws Exception {
+        int size = 16 * 1024 * 1024; // more than the socket buffers take: the send waits for the reader, then goes on
+        byte[] content = random(size, 10);
+        Path big = write("big.bin", content);
+        write("other.bin", random(50_000, 11));
+        start(StaticFiles.builder(root).revalidateAfter(LONG).maxCachedFileSize(1024));
+        assertArrayEquals(content, get("/big.bin").assertFramed().body());
+        assertEquals(0, server.statistics().fileTransfers(), "written from the mapping, not with sendfile");
+        try (Socket client = overTls()
+                ? TestCertificates.ec().clientContext().getSocketFactory().createSocket()
+                : new Socket()) {
+            client.setReceiveBufferSize(4096);
+            client.connect(new java.net.InetSocketAddress("127.0.0.1", server.port()));
+            client.setSoTimeout(20_000);
+            client.getOutputStream()
+                    .write("GET /big.bin HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+                            .getBytes(StandardCharsets.ISO_8859_1));
+            InputStream in = client.getInputStream();
+            long received = in.readNBytes(4096).length; // the send is under way, waiting for this reader
+            // Rewritten in place: the pages past the new end are gone from the mapping the send continues from.
+            try (FileChannel truncating = FileChannel.open(big, StandardOpenOption.WRITE)) {
+                truncating.truncate(10);
+            }
+            byte[] buffer = new byte[65536];
+            try {
+                for (int n; (n = in.read(buffer)) >= 0; ) {
+                    received += n;
+                }
+            } catch (java.net.SocketException | javax.net.ssl.SSLException reset) {
+                // closed abortively
+            }
+            assertTrue(received < size, "cut short: " + received);
+        }
+        OpenFile open = files.openFileOf("/big.bin");
+        ServerTestBase.await("the failed send gives its reference back", () -> open.references() == 1, open::toString);
+        assertEquals(200, get("/other.bin").assertFramed().status());
+    }
+
+    @Test
     void aWriteFromAMappedFileTruncatedWhileItWaitsForTheSocketFailsItsCallback() throws Exception {
         int size = 16 * 1024 * 1024; // more than the socket buffers take: the write waits, then continues
         Path file = root.resolve("sparse.bin");
