@@ -510,6 +510,11 @@ public final class Http2ServerConnection extends AbstractConnection
         }
     }
 
+    /** Under the lock: both sides ended this stream (see {@link Http2StreamTable#activeCount()}). */
+    void onStreamClosedOnWire(Http2Stream stream) {
+        streams.onClosedOnWire(stream);
+    }
+
     /**
      * A handler consumed request content (or it was released unread): reopen the stream's window and the connection's,
      * each once half of it was given back.
