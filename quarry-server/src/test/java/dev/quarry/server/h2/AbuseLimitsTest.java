@@ -110,6 +110,31 @@ class AbuseLimitsTest extends Http2ServerTestSupport {
     }
 
     @Test
+    void blockingHandlersKeepingEveryStreamSlotBusyAreNeverRefused() throws Exception {
+        // Blocking handlers on one connection, the client opening a stream as soon as one ends: the responses of
+        // several streams are written together, each handler returning once its own went out, so a stream the client
+        // saw end may still be in the server's table when the next one opens.
+        start(builder -> builder.handler(TestHandlers.hello(Shape.BLOCKING))
+                .http2Config(new Limits().maxConcurrentStreams(8).build()));
+        Http2TestClient client = connect();
+        java.util.ArrayDeque<Integer> inFlight = new java.util.ArrayDeque<>();
+        for (int i = 0; i < 8; i++) {
+            inFlight.add(client.get("/" + i));
+        }
+        for (int i = 8; i < 400; i++) {
+            assertEquals(
+                    "BLOCKING hello over HTTP/2.0",
+                    client.awaitResponse(inFlight.poll()).bodyAsString());
+            inFlight.add(client.get("/" + i));
+        }
+        while (!inFlight.isEmpty()) {
+            assertEquals(
+                    "BLOCKING hello over HTTP/2.0",
+                    client.awaitResponse(inFlight.poll()).bodyAsString());
+        }
+    }
+
+    @Test
     void rapidResetClosesTheConnectionWithEnhanceYourCalm() throws Exception {
         startHeld(new Limits().maxResetsPerSecond(10));
         Http2TestClient client = connect();
