@@ -46,6 +46,8 @@ final class Http2Stream implements HttpStream {
     // once, under the lock; countedClosed is the table's note that it counted this stream among its closed ones.
     private boolean closedOnWire;
     private boolean countedClosed;
+    // Whether the connection's stream table holds this stream (saves the table a map lookup); under the lock.
+    private boolean inTable;
     // The final (non-1xx) response head went out: an interim response may no longer follow. Under the lock.
     private boolean finalHeadSent;
     private boolean completed;
@@ -454,6 +456,16 @@ final class Http2Stream implements HttpStream {
     /** @param counted whether the table counts this stream among the closed ones it still holds; under the lock */
     void countedClosed(boolean counted) {
         countedClosed = counted;
+    }
+
+    /** @return whether the connection's stream table holds this stream; under the lock */
+    boolean inTable() {
+        return inTable;
+    }
+
+    /** @param held whether the connection's stream table holds this stream; by the table, under the lock */
+    void inTable(boolean held) {
+        inTable = held;
     }
 
     boolean isEndStreamSent() {

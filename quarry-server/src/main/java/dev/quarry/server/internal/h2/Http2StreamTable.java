@@ -50,15 +50,19 @@ final class Http2StreamTable {
     void put(Http2Stream stream) {
         assert lock.isHeldByCurrentThread();
         streams.put(stream.id(), stream);
+        stream.inTable(true);
     }
 
     /** @return the removed stream, or null if it was not open; the caller holds the lock */
     Http2Stream remove(int streamId) {
         assert lock.isHeldByCurrentThread();
         Http2Stream removed = streams.remove(streamId);
-        if (removed != null && removed.countedClosed()) {
-            removed.countedClosed(false);
-            closedOnWire--;
+        if (removed != null) {
+            removed.inTable(false);
+            if (removed.countedClosed()) {
+                removed.countedClosed(false);
+                closedOnWire--;
+            }
         }
         return removed;
     }
@@ -81,7 +85,7 @@ final class Http2StreamTable {
     /** Both sides ended this stream; the caller holds the lock. Counted if the stream is in the table. */
     void onClosedOnWire(Http2Stream stream) {
         assert lock.isHeldByCurrentThread();
-        if (!stream.countedClosed() && streams.get(stream.id()) == stream) {
+        if (!stream.countedClosed() && stream.inTable()) {
             stream.countedClosed(true);
             closedOnWire++;
         }
@@ -109,7 +113,7 @@ final class Http2StreamTable {
     void register(Http2Stream stream) {
         lock.lock();
         try {
-            streams.put(stream.id(), stream);
+            put(stream);
         } finally {
             lock.unlock();
         }
@@ -144,6 +148,7 @@ final class Http2StreamTable {
             streams.clear();
             closedOnWire = 0;
             for (Http2Stream stream : all) {
+                stream.inTable(false);
                 stream.countedClosed(false);
             }
         } finally {
