@@ -74,6 +74,67 @@ class AbuseLimitsTest extends Http2ServerTestSupport {
     }
 
     @Test
+    void streamsClosedOnTheWireFreeTheirSlotsBeforeTheirHandlersReturn() throws Exception {
+        startHeld(new Limits().maxConcurrentStreams(2));
+        Http2TestClient client = connect();
+        int first = client.get("/1");
+        int second = client.get("/2");
+        HeldRequests.Held one = held.take(TIMEOUT);
+        HeldRequests.Held two = held.take(TIMEOUT);
+        one.answerAndLinger("one");
+        two.answerAndLinger("two");
+        assertEquals("one", client.awaitResponse(first).bodyAsString());
+        assertEquals("two", client.awaitResponse(second).bodyAsString());
+        // Both sides ended both streams: closed for the client (RFC 9113 5.1), which may open two more at once, though
+        // their handlers have not returned yet.
+        int third = client.get("/3");
+        int fourth = client.get("/4");
+        HeldRequests.Held three = held.take(TIMEOUT);
+        HeldRequests.Held four = held.take(TIMEOUT);
+        three.answerAndLinger("three");
+        four.answerAndLinger("four");
+        assertEquals("three", client.awaitResponse(third).bodyAsString());
+        assertEquals("four", client.awaitResponse(fourth).bodyAsString());
+        // Lingering handlers still hold their streams up to twice the limit: beyond that, a new one is refused.
+        int fifth = client.get("/5");
+        assertEquals(
+                ErrorCode.REFUSED_STREAM, client.awaitRstStream(fifth, TIMEOUT).error());
+        one.finish();
+        two.finish();
+        three.finish();
+        four.finish();
+        int sixth = client.get("/6");
+        held.take(TIMEOUT).answer("six");
+        assertEquals("six", client.awaitResponse(sixth).bodyAsString());
+        assertEquals(0, held.size(), "the refused stream never reached the handler");
+    }
+
+    @Test
+    void blockingHandlersKeepingEveryStreamSlotBusyAreNeverRefused() throws Exception {
+        // Blocking handlers on one connection, the client opening a stream as soon as one ends: the responses of
+        // several streams are written together, each handler returning once its own went out, so a stream the client
+        // saw end may still be in the server's table when the next one opens.
+        start(builder -> builder.handler(TestHandlers.hello(Shape.BLOCKING))
+                .http2Config(new Limits().maxConcurrentStreams(8).build()));
+        Http2TestClient client = connect();
+        java.util.ArrayDeque<Integer> inFlight = new java.util.ArrayDeque<>();
+        for (int i = 0; i < 8; i++) {
+            inFlight.add(client.get("/" + i));
+        }
+        for (int i = 8; i < 400; i++) {
+            assertEquals(
+                    "BLOCKING hello over HTTP/2.0",
+                    client.awaitResponse(inFlight.poll()).bodyAsString());
+            inFlight.add(client.get("/" + i));
+        }
+        while (!inFlight.isEmpty()) {
+            assertEquals(
+                    "BLOCKING hello over HTTP/2.0",
+                    client.awaitResponse(inFlight.poll()).bodyAsString());
+        }
+    }
+
+    @Test
     void rapidResetClosesTheConnectionWithEnhanceYourCalm() throws Exception {
         startHeld(new Limits().maxResetsPerSecond(10));
         Http2TestClient client = connect();

@@ -21,6 +21,20 @@ final class HeldRequests implements AsyncHandler {
         void answer(String text) {
             response.write(true, TestHandlers.utf8(text), callback);
         }
+
+        /**
+         * Sends the whole response (200 with {@code text}, END_STREAM) but keeps the handler running: the stream is
+         * closed on the wire while its exchange is not complete, as a blocking handler's stream is between its last
+         * write and its return. {@link #finish()} completes it.
+         */
+        void answerAndLinger(String text) {
+            response.write(true, TestHandlers.utf8(text), Callback.NOOP);
+        }
+
+        /** Completes the handler after {@link #answerAndLinger}. */
+        void finish() {
+            callback.succeeded();
+        }
     }
 
     // Lock-free: handle() runs on a selector thread, which must not wait for the test thread's lock.

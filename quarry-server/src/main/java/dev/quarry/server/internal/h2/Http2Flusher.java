@@ -545,6 +545,14 @@ final class Http2Flusher extends IteratingCallback {
         }
 
         /**
+         * @return whether this entry is copied whole into the frame buffer (a head, a small payload): worth writing
+         *     together with other streams' entries rather than with a system call of its own
+         */
+        boolean isSmall() {
+            return false;
+        }
+
+        /**
          * Writes frames into {@code out} under the connection lock.
          *
          * @throws BufferOverflowException if nothing more fits (nothing was written for this entry by this call)
@@ -588,6 +596,8 @@ final class Http2Flusher extends IteratingCallback {
         private final HttpFields trailers;
         private ByteBuffer content;
         private final boolean last;
+        // Decided by the sending thread before the entry is queued: the flusher moves the content's position later.
+        private final boolean small;
         private boolean headersSent;
         // When the silly-window rule first held back the next fragment of this write (System.nanoTime()), or NOT_HELD.
         private long heldSince = NOT_HELD;
@@ -606,6 +616,12 @@ final class Http2Flusher extends IteratingCallback {
             this.content = content;
             this.last = last;
             this.trailers = trailers;
+            this.small = content == null || content.remaining() <= COPY_THRESHOLD;
+        }
+
+        @Override
+        boolean isSmall() {
+            return small;
         }
 
         @Override

@@ -42,6 +42,12 @@ final class Http2Stream implements HttpStream {
     // Guarded by the session lock.
     private boolean remoteClosed;
     private boolean endStreamSent;
+    // Both sides sent END_STREAM: closed on the wire (RFC 9113 5.1), though its handler may still be finishing. Set
+    // once, under the lock; countedClosed is the table's note that it counted this stream among its closed ones.
+    private boolean closedOnWire;
+    private boolean countedClosed;
+    // Whether the connection's stream table holds this stream (saves the table a map lookup); under the lock.
+    private boolean inTable;
     // The final (non-1xx) response head went out: an interim response may no longer follow. Under the lock.
     private boolean finalHeadSent;
     private boolean completed;
@@ -154,6 +160,7 @@ final class Http2Stream implements HttpStream {
         }
         if (endStream) {
             remoteClosed = true;
+            noteClosedOnWire();
         }
         lastProgressNanos = System.nanoTime();
         return takeDemand();
@@ -186,6 +193,7 @@ final class Http2Stream implements HttpStream {
     /** Trailers ended the content. */
     boolean onTrailers(HttpFields trailers) {
         remoteClosed = true;
+        noteClosedOnWire();
         return takeDemand();
     }
 
@@ -423,6 +431,41 @@ final class Http2Stream implements HttpStream {
 
     void onEndStreamSent() {
         endStreamSent = true;
+        noteClosedOnWire();
+    }
+
+    /**
+     * Under the lock, when either side ended the stream: once both did, the stream no longer counts toward the
+     * concurrency limit the client sees (SETTINGS_MAX_CONCURRENT_STREAMS), even while its handler is still finishing
+     * (a blocking handler's thread, between its last write and its return) and the stream is still in the table.
+     */
+    private void noteClosedOnWire() {
+        if (remoteClosed && endStreamSent && !closedOnWire) {
+            closedOnWire = true;
+            if (session != null) { // a flusher test's stream has no session
+                session.onStreamClosedOnWire(this);
+            }
+        }
+    }
+
+    /** @return whether the table counted this stream among the closed ones it still holds; under the lock */
+    boolean countedClosed() {
+        return countedClosed;
+    }
+
+    /** @param counted whether the table counts this stream among the closed ones it still holds; under the lock */
+    void countedClosed(boolean counted) {
+        countedClosed = counted;
+    }
+
+    /** @return whether the connection's stream table holds this stream; under the lock */
+    boolean inTable() {
+        return inTable;
+    }
+
+    /** @param held whether the connection's stream table holds this stream; by the table, under the lock */
+    void inTable(boolean held) {
+        inTable = held;
     }
 
     boolean isEndStreamSent() {

@@ -137,7 +137,12 @@ final class Http2StreamOpener {
             // is then already registered, so that the GOAWAY's completion does not close under it.
             streams.lastStreamId(streamId);
             ignore = closer.goAwaySent();
-            refuse = !ignore && (overBudget || streams.size() >= config.maxConcurrentStreams());
+            // The limit counts the streams open on the wire (RFC 9113 5.1.2): a stream whose response ended is closed
+            // for the client, which may open the next one before the handler's thread has returned and the stream has
+            // left the table. Those still count toward a second bound, so that handlers lingering after their
+            // responses cannot pile up without limit on one connection.
+            int max = config.maxConcurrentStreams();
+            refuse = !ignore && (overBudget || streams.activeCount() >= max || streams.size() >= 2L * max);
             if (!ignore && !refuse) {
                 streams.put(stream);
             }

@@ -29,6 +29,9 @@ final class Http2StreamTable {
     private int[] recentlyReset;
     private int recentlyResetIndex;
     private int lastStreamId;
+    // Streams of the map closed on the wire (both sides sent END_STREAM) whose exchange has not completed yet; under
+    // the lock. They do not count toward the concurrency limit.
+    private int closedOnWire;
 
     Http2StreamTable(ReentrantLock lock, Http2Flusher flusher) {
         this.lock = lock;
@@ -47,18 +50,45 @@ final class Http2StreamTable {
     void put(Http2Stream stream) {
         assert lock.isHeldByCurrentThread();
         streams.put(stream.id(), stream);
+        stream.inTable(true);
     }
 
     /** @return the removed stream, or null if it was not open; the caller holds the lock */
     Http2Stream remove(int streamId) {
         assert lock.isHeldByCurrentThread();
-        return streams.remove(streamId);
+        Http2Stream removed = streams.remove(streamId);
+        if (removed != null) {
+            removed.inTable(false);
+            if (removed.countedClosed()) {
+                removed.countedClosed(false);
+                closedOnWire--;
+            }
+        }
+        return removed;
     }
 
-    /** @return the number of open streams; the caller holds the lock */
+    /** @return the number of streams in the table, including those closed on the wire; the caller holds the lock */
     int size() {
         assert lock.isHeldByCurrentThread();
         return streams.size();
+    }
+
+    /**
+     * @return the streams open or half-closed on the wire, those that count toward SETTINGS_MAX_CONCURRENT_STREAMS
+     *     (RFC 9113 5.1.2); the caller holds the lock
+     */
+    int activeCount() {
+        assert lock.isHeldByCurrentThread();
+        return streams.size() - closedOnWire;
+    }
+
+    /** Both sides ended this stream; the caller holds the lock. Counted if the stream is in the table. */
+    void onClosedOnWire(Http2Stream stream) {
+        assert lock.isHeldByCurrentThread();
+        if (!stream.countedClosed() && stream.inTable()) {
+            stream.countedClosed(true);
+            closedOnWire++;
+        }
     }
 
     /** @return a live view of the open streams; the caller holds the lock while it iterates */
@@ -83,7 +113,7 @@ final class Http2StreamTable {
     void register(Http2Stream stream) {
         lock.lock();
         try {
-            streams.put(stream.id(), stream);
+            put(stream);
         } finally {
             lock.unlock();
         }
@@ -116,6 +146,11 @@ final class Http2StreamTable {
         try {
             all = new ArrayList<>(streams.values());
             streams.clear();
+            closedOnWire = 0;
+            for (Http2Stream stream : all) {
+                stream.inTable(false);
+                stream.countedClosed(false);
+            }
         } finally {
             lock.unlock();
         }
