@@ -45,13 +45,6 @@ final class Http2Flusher extends IteratingCallback {
     private static final int COPY_THRESHOLD = 4096;
     private static final int FRAME_HEADER = 9;
     /**
-     * A file mapping's DATA is copied into the frame buffer (see {@link ResponseEntry#copyMappedFrame}); while one is
-     * sent the buffer is at least this large, so that each write carries more frames. strace, writes per 100 KiB
-     * response over h2c: 3.3 with the default 32 KiB buffer, 2.4 with 48 KiB, 2.0 with 64 KiB, 0.9 with 128 KiB; but
-     * the default pool keeps buffers up to 64 KiB only, and a larger one, allocated afresh each round, doubled peak RSS.
-     */
-    private static final int FILE_BUFFER_SIZE = 64 * 1024;
-    /**
      * The smallest DATA frame worth cutting out of a window that is bound to reopen: a client that credits each frame
      * it receives answers a smaller one with WINDOW_UPDATEs below {@link Http2ControlFrames#MIN_USEFUL_WINDOW_UPDATE},
      * which our own flood defence counts as control frames.
@@ -89,9 +82,6 @@ final class Http2Flusher extends IteratingCallback {
     private final List<Entry> rejected = new ArrayList<>();
     private final List<Throwable> rejections = new ArrayList<>();
     private RetainableByteBuffer output;
-    // Whether a file mapping was queued since the flusher was last idle: its frames are copied into the buffer, which
-    // is then taken at least FILE_BUFFER_SIZE large. Under the lock.
-    private boolean fileMappingQueued;
     private Throwable terminated;
     private int maxFrameSize = 16_384;
     private int peerInitialStreamWindow = Http2Settings.DEFAULT_INITIAL_WINDOW_SIZE;
@@ -143,9 +133,6 @@ final class Http2Flusher extends IteratingCallback {
                     control.add(entry);
                 } else {
                     queue.add(entry);
-                    if (entry instanceof ResponseEntry response && response.fileMapping) {
-                        fileMappingQueued = true;
-                    }
                 }
             }
         } finally {
@@ -345,14 +332,10 @@ final class Http2Flusher extends IteratingCallback {
                 // Nothing to write (the last write completed, or nothing was queued): the buffer goes back to the
                 // pool, as HTTP/1.1's does, so that an idle connection holds none. The next round takes one again.
                 releaseOutput();
-                fileMappingQueued = false;
                 return;
             }
-            if (fileMappingQueued && output != null && output.capacity() < FILE_BUFFER_SIZE) {
-                releaseOutput(); // nothing of it is in flight: the last write completed before this round
-            }
             if (output == null) {
-                output = buffers.acquire(fileMappingQueued ? Math.max(bufferSize, FILE_BUFFER_SIZE) : bufferSize, true);
+                output = buffers.acquire(bufferSize, true);
             }
             ByteBuffer out = output.byteBuffer();
             out.clear();
