@@ -14,6 +14,7 @@ import dev.quarry.http.h2.ErrorCode;
 import dev.quarry.http.h2.FrameGenerator;
 import dev.quarry.http.h2.Http2Settings;
 import dev.quarry.io.EndPoint;
+import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.BufferOverflowException;
 import java.nio.ByteBuffer;
@@ -671,7 +672,7 @@ final class Http2Flusher extends IteratingCallback {
             int room = out.remaining() - FRAME_HEADER;
             // Less than a quarter of the buffer left: write what it holds first, rather than cut a short frame. An
             // empty buffer always takes a frame (the quarter is below its capacity less a frame header).
-            if (room < length && room < out.capacity() / 4 || room <= 0) {
+            if ((room < length && room < out.capacity() / 4) || room <= 0) {
                 throw new BufferOverflowException();
             }
             int copied = Math.min(length, room);
@@ -679,7 +680,7 @@ final class Http2Flusher extends IteratingCallback {
             try {
                 out.put(start + FRAME_HEADER, content, content.position(), copied);
             } catch (InternalError fault) {
-                throw new UnreadableContentException(new java.io.IOException(
+                throw new UnreadableContentException(new IOException(
                         "cannot read the file being sent (truncated while it was sent?): " + fault.getMessage(),
                         fault));
             }
@@ -756,7 +757,7 @@ final class Http2Flusher extends IteratingCallback {
      * frame it was copying generated; the flusher fails that entry with the cause.
      */
     static final class UnreadableContentException extends RuntimeException {
-        UnreadableContentException(java.io.IOException cause) {
+        UnreadableContentException(IOException cause) {
             super(cause.getMessage(), cause, false, false);
         }
     }
