@@ -64,8 +64,24 @@ final class FileSendCallback implements Callback {
 
     @Override
     public void failed(Throwable failure) {
+        if (shared != null && isFault(failure)) {
+            shared.markFaulted();
+        }
         release();
         callback.failed(failure);
+    }
+
+    /**
+     * @return whether the send failed on a fault reading the file's mapping: the JVM's {@link InternalError} for a read
+     *     of pages a truncation removed, as the cause of the I/O error that HTTP/2 and TLS make of it
+     */
+    private static boolean isFault(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof InternalError) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override

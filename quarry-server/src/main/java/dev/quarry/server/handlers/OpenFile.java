@@ -40,10 +40,10 @@ final class OpenFile {
 
     /**
      * Files up to this size are also mapped, once, when they are kept open. HTTP/1.1 over TLS then encrypts straight
-     * from the page cache, with no read system call, no copy into a heap buffer and no thread hop per chunk; and on
-     * HTTP/1.1 cleartext a region goes with its head in one gathered write, then one write per socket-full. The bound
-     * keeps address space use sane: 1000 files kept open map at most 64 GiB of the 128 TiB a 64-bit process has, and
-     * only the pages read count in memory (file-backed, shared with the page cache).
+     * from the page cache, and HTTP/2 copies DATA frames from it, with no read system call, no copy into a heap buffer
+     * and no thread hop per chunk; and on HTTP/1.1 cleartext a region goes with its head in one gathered write, then
+     * one write per socket-full. The bound keeps address space use sane: 1000 files kept open map at most 64 GiB of the
+     * 128 TiB a 64-bit process has, and only the pages read count in memory (file-backed, shared with the page cache).
      */
     static final long MAP_LIMIT = 64L * 1024 * 1024;
 
@@ -54,6 +54,8 @@ final class OpenFile {
 
     @SuppressWarnings("unused") // through REFERENCES
     private volatile int references;
+    // A send from the mapping faulted: the file shrank in place. Set once, read once per send.
+    private volatile boolean faulted;
 
     /**
      * @param channel the file, open for reading
@@ -123,6 +125,20 @@ final class OpenFile {
         } else if (left < 0) {
             throw new IllegalStateException("released more often than acquired: " + this);
         }
+    }
+
+    /**
+     * A send of this file faulted reading its mapping: the file was truncated in place. The handler then stops keeping
+     * it open, and the next request opens it again, which checks its size and so reloads its entry, instead of faulting
+     * again until the entry is next checked.
+     */
+    void markFaulted() {
+        faulted = true;
+    }
+
+    /** @return whether a send faulted reading the mapping ({@link #markFaulted()}) */
+    boolean faulted() {
+        return faulted;
     }
 
     /** @return the references held now (for tests) */

@@ -16,6 +16,7 @@ import dev.quarry.server.Request;
 import dev.quarry.server.Response;
 import dev.quarry.server.ResponseWrapper;
 import dev.quarry.server.internal.OpenFilePermits;
+import dev.quarry.server.internal.ServerResponse;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
@@ -50,8 +51,9 @@ import java.util.List;
  *       {@code Vary: Accept-Encoding}; requests with a Range get ranges of the file itself.
  *   <li><b>Safe paths</b>: see {@link FileResolver}; everything refused is a 404.
  *   <li><b>Sending</b>: cached small files from memory in one write with the head; a file the cache keeps open (see
- *       {@link StaticFilesBuilder#maxOpenFiles}) is also mapped, and on HTTP/1.1 sent from the mapping (cleartext:
- *       in one gathered write with the head, then one write per socket-full; TLS: encrypted from it);
+ *       {@link StaticFilesBuilder#maxOpenFiles}) is also mapped, and sent from the mapping on HTTP/1.1 (cleartext:
+ *       in one gathered write with the head, then one write per socket-full; TLS: encrypted from it) and on HTTP/2
+ *       (copied into DATA frames under a guard against a file truncated meanwhile);
  *       other sends use {@link Response#write(FileChannel, long, long, boolean, Callback)}, zero-copy on HTTP/1.1
  *       cleartext (a file kept open but too large to map, or one opened for the request past that bound).
  * </ul>
@@ -67,7 +69,9 @@ import java.util.List;
  * reloads it at once; the cache then keeps it open while its entry stays cached and unchanged, so that its next
  * requests need neither {@code open} nor a thread that may block. A file kept open is trusted for as long as its entry
  * (nginx's {@code open_file_cache_valid}): a file rewritten in place, rather than renamed into place, is seen at the
- * next check, and meanwhile a send of it may be cut short (the connection is closed) if it shrank.
+ * next check, and meanwhile a send of it may be cut short if it shrank (the connection is closed; over HTTP/2, only the
+ * stream is reset). A send cut short by a read of the mapping past the new end also stops the cache keeping the file
+ * open, so the next request opens it again and sees its new size.
  *
  * <p>Thread-safety: immutable configuration; the cache is thread-safe. Where requests run: a request that the cache
  * answers without a system call on the file system (a small file from memory, a larger one the cache keeps open) runs
@@ -402,10 +406,11 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
         boolean multipart = satisfiable != null && satisfiable.size() > 1;
         if (!head && representation.content == null && !multipart) {
             shared = representation.acquireOpenFile(); // no file system access: fine where the request was parsed
-            if (shared != null && !shared.channel().isOpen()) {
+            if (shared != null && (!shared.channel().isOpen() || shared.faulted())) {
                 // A reader of the shared channel was interrupted (FileChannel is interruptible, and an interrupt
-                // closes the channel for every user): forget it, and open the file again below. A volatile read per
-                // send, where asking the channel its size (an fstat) would also notice, but at a system call each.
+                // closes the channel for every user), or a send faulted reading its mapping (the file shrank in
+                // place): forget it, and open the file again below, which checks its size. Volatile reads per send,
+                // where asking the channel its size (an fstat) would also notice, but at a system call each.
                 shared.release();
                 cache.forgetClosed(representation, shared);
                 shared = null;
@@ -551,24 +556,28 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
             return;
         }
         // A wrapper may override the file write (to throttle, to transform): it gets the file, as it always did; so
-        // does every response when an access log wraps them all. HTTP/2 frames the file as before: its flusher copies
-        // small DATA pieces in the JVM outside any guard, where a read of a mapped file truncated meanwhile faults (an
-        // InternalError). HTTP/1.1 hands the mapping to the kernel (which returns EFAULT), copies a region that fits
-        // its output buffer into it inside the writer's catch-all (the fault fails this send's callback), or, over
-        // TLS, gives it to the engine, whose fault the TLS connection turns into an I/O error.
+        // does every response when an access log wraps them all. A read of a mapped file truncated meanwhile faults.
+        // HTTP/1.1 hands the mapping to the kernel (which returns EFAULT), copies a region that fits its output buffer
+        // into it inside the writer's catch-all (the fault fails this send's callback), or, over TLS, gives it to the
+        // engine, whose fault the TLS connection turns into an I/O error. HTTP/2 (cleartext or TLS) copies it into
+        // its DATA frames under a guard that fails only this stream: the server's own response, told it is a mapping.
         //
         // On HTTP/1.1 cleartext the region goes with its head in one gathered write, then one write per socket-full,
         // whatever its size, rather than head then sendfile: each JDK transferTo is an fstat, a copy_file_range that
         // fails for a socket and a sendfile (three calls per socket-full instead of one), and the reader of what
         // sendfile queued spent about twice the CPU per request of a reader of what the kernel copied (10 MiB over
         // loopback, where the reader was the bottleneck: BENCHMARKS.md, "Round 2, fifth stop").
-        ByteBuffer mapped =
-                shared != null && !(response instanceof ResponseWrapper) && request.version() != HttpVersion.HTTP_2
-                        ? shared.mapped(position, count)
-                        : null;
+        boolean http2 = request.version() == HttpVersion.HTTP_2;
+        ByteBuffer mapped = shared != null
+                        && !(response instanceof ResponseWrapper)
+                        && (!http2 || response instanceof ServerResponse)
+                ? shared.mapped(position, count)
+                : null;
         FileSendCallback sending = new FileSendCallback(file, shared, callback);
         try {
-            if (mapped != null) {
+            if (mapped != null && http2) {
+                ((ServerResponse) response).writeFileMapping(true, mapped, sending);
+            } else if (mapped != null) {
                 response.write(true, mapped, sending);
             } else {
                 response.write(file, position, count, true, sending);

@@ -35,6 +35,20 @@ public interface HttpStream {
     void send(ResponseHead head, ByteBuffer content, boolean last, Supplier<HttpFields> trailers, Callback callback);
 
     /**
+     * Sends response bytes that are a region of a file mapping, which faults if the file is truncated while it is sent
+     * (the JVM turns the fault into an {@link InternalError} on the thread that copies). A transport that copies
+     * content in the JVM where such a fault would hurt more than this send (HTTP/2's flusher, shared by every stream of
+     * the connection) copies it under a guard and fails only this send; the default sends it as any content, for
+     * transports where a fault already fails only this response's connection.
+     *
+     * @see #send(ResponseHead, ByteBuffer, boolean, Supplier, Callback)
+     */
+    default void sendFileMapping(
+            ResponseHead head, ByteBuffer mapped, boolean last, Supplier<HttpFields> trailers, Callback callback) {
+        send(head, mapped, last, trailers, callback);
+    }
+
+    /**
      * Whether {@link #sendFile} can send response content straight from a file (zero-copy): the transport allows it
      * and the framing of the response leaves the bytes as they are (a Content-Length, not chunked, not HEAD). Pure: asks,
      * changes nothing.

@@ -128,14 +128,36 @@ public final class ServerResponse implements Response {
 
     @Override
     public void write(boolean last, ByteBuffer content, Callback callback) {
+        write(last, content, false, callback);
+    }
+
+    /**
+     * Writes like {@link #write(boolean, ByteBuffer, Callback)} a region of a file mapping: a file truncated while it is
+     * sent makes a read of it fault, which the transport then turns into a failure of this response alone (see
+     * {@link HttpStream#sendFileMapping}).
+     *
+     * @param last whether this completes the response
+     * @param mapped the region of a mapped file
+     * @param callback completed when written (or failed)
+     */
+    public void writeFileMapping(boolean last, ByteBuffer mapped, Callback callback) {
+        write(last, mapped, true, callback);
+    }
+
+    private void write(boolean last, ByteBuffer content, boolean fileMapping, Callback callback) {
         Objects.requireNonNull(content, "content");
         Objects.requireNonNull(callback, "callback");
         if (!begin(content.remaining(), last, callback)) {
             return;
         }
         ResponseHead committing = head;
+        Supplier<HttpFields> trailers = last ? this.trailers : null;
         try {
-            exchange.stream().send(committing, content, last, last ? trailers : null, writeCallback);
+            if (fileMapping) {
+                exchange.stream().sendFileMapping(committing, content, last, trailers, writeCallback);
+            } else {
+                exchange.stream().send(committing, content, last, trailers, writeCallback);
+            }
         } catch (RuntimeException x) {
             withdraw(committing, callback, x);
         }

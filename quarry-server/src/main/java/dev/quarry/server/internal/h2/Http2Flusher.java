@@ -14,6 +14,7 @@ import dev.quarry.http.h2.ErrorCode;
 import dev.quarry.http.h2.FrameGenerator;
 import dev.quarry.http.h2.Http2Settings;
 import dev.quarry.io.EndPoint;
+import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.BufferOverflowException;
 import java.nio.ByteBuffer;
@@ -32,7 +33,10 @@ import java.util.function.Consumer;
  * encoding order is wire order.
  *
  * <p>Small payloads are copied into the frame buffer (so that many small responses go out in one system call); large
- * ones are written from their own buffer, without a copy.
+ * ones are written from their own buffer, without a copy. Content that is a region of a file mapping is always copied,
+ * frame by frame, under a guard: a read of a file truncated meanwhile faults, and handed to the kernel (EFAULT, maybe
+ * after part of a frame) or to the TLS engine that would fail the whole connection, while a fault in the copy leaves
+ * nothing half-framed and fails only that stream's write ({@link UnreadableContentException}).
  *
  * <p>Thread-safety: {@link #offer} from any thread; the window counters and queues are guarded by the connection's
  * lock, held only while frames are generated, never during the write.
@@ -359,6 +363,13 @@ final class Http2Flusher extends IteratingCallback {
                     rejected.add(entry);
                     rejections.add(x);
                     continue;
+                } catch (UnreadableContentException x) {
+                    // A file mapping that faulted: what the entry generated before (its head, whole frames) stays, the
+                    // frame being copied was not started. The stream's write fails, and the exchange resets it.
+                    active.remove(i);
+                    rejected.add(entry);
+                    rejections.add(x.getCause());
+                    continue;
                 }
                 if (result.payload != null) {
                     // A large payload is gathered from its own buffer, right after its frame header.
@@ -595,6 +606,8 @@ final class Http2Flusher extends IteratingCallback {
         private final HttpFields fields;
         private final HttpFields trailers;
         private ByteBuffer content;
+        // Whether content is a region of a file mapping: copied into frames under a guard, never gathered.
+        private final boolean fileMapping;
         private final boolean last;
         // Decided by the sending thread before the entry is queued: the flusher moves the content's position later.
         private final boolean small;
@@ -610,10 +623,24 @@ final class Http2Flusher extends IteratingCallback {
                 boolean last,
                 HttpFields trailers,
                 Callback callback) {
+            this(stream, status, fields, content, false, last, trailers, callback);
+        }
+
+        /** @param fileMapping whether {@code content} is a region of a file mapping, which faults if truncated */
+        ResponseEntry(
+                Http2Stream stream,
+                int status,
+                HttpFields fields,
+                ByteBuffer content,
+                boolean fileMapping,
+                boolean last,
+                HttpFields trailers,
+                Callback callback) {
             super(stream, callback);
             this.status = status;
             this.fields = fields;
             this.content = content;
+            this.fileMapping = fileMapping;
             this.last = last;
             this.trailers = trailers;
             this.small = content == null || content.remaining() <= COPY_THRESHOLD;
@@ -649,6 +676,41 @@ final class Http2Flusher extends IteratingCallback {
             return generateData(flusher, out);
         }
 
+        /**
+         * Under the lock: copies the next DATA frame of a file mapping into {@code out}, payload first, under a guard,
+         * then its header; the windows are consumed only once the copy succeeded, so a fault leaves no trace.
+         *
+         * @param length the frame length the windows allow; the frame may be cut shorter to fit {@code out}
+         * @throws BufferOverflowException if {@code out} is too full to be worth a frame now (nothing was written)
+         * @throws UnreadableContentException if the mapping faulted (nothing was written)
+         */
+        private void copyMappedFrame(Http2Flusher flusher, ByteBuffer out, int length) {
+            int room = out.remaining() - FRAME_HEADER;
+            // Less than a quarter of the buffer left: write what it holds first, rather than cut a short frame. An
+            // empty buffer always takes a frame (the quarter is below its capacity less a frame header).
+            if ((room < length && room < out.capacity() / 4) || room <= 0) {
+                throw new BufferOverflowException();
+            }
+            int copied = Math.min(length, room);
+            int start = out.position();
+            try {
+                out.put(start + FRAME_HEADER, content, content.position(), copied);
+            } catch (InternalError fault) {
+                throw new UnreadableContentException(new IOException(
+                        "cannot read the file being sent (truncated while it was sent?): " + fault.getMessage(),
+                        fault));
+            }
+            boolean end = last && trailers == null && copied == content.remaining();
+            flusher.generator().dataHeader(out, stream.id(), copied, end);
+            out.position(start + FRAME_HEADER + copied);
+            content.position(content.position() + copied);
+            flusher.windows().consumeConnectionSendWindow(copied);
+            stream.consumeSendWindow(copied);
+            if (end) {
+                stream.onEndStreamSent();
+            }
+        }
+
         private Generated generateData(Http2Flusher flusher, ByteBuffer out) {
             ByteBuffer payload = null;
             while (content != null && content.hasRemaining()) {
@@ -659,6 +721,10 @@ final class Http2Flusher extends IteratingCallback {
                     return Generated.STALLED;
                 }
                 heldSince = NOT_HELD;
+                if (fileMapping) {
+                    copyMappedFrame(flusher, out, length);
+                    continue;
+                }
                 boolean end = last && trailers == null && length == content.remaining();
                 if (out.remaining() < FRAME_HEADER + (length <= COPY_THRESHOLD ? length : 0)) {
                     throw new BufferOverflowException();
@@ -698,6 +764,17 @@ final class Http2Flusher extends IteratingCallback {
                 stream.onEndStreamSent();
             }
             return Generated.DONE;
+        }
+    }
+
+    /**
+     * The content of a write could not be read: a region of a file mapping whose file was truncated while it was sent
+     * (the JVM answers the fault with an {@link InternalError}). Thrown by an entry's generation, with nothing of the
+     * frame it was copying generated; the flusher fails that entry with the cause.
+     */
+    static final class UnreadableContentException extends RuntimeException {
+        UnreadableContentException(IOException cause) {
+            super(cause.getMessage(), cause, false, false);
         }
     }
 

@@ -349,6 +349,23 @@ final class Http2Stream implements HttpStream {
     @Override
     public void send(
             ResponseHead head, ByteBuffer content, boolean last, Supplier<HttpFields> trailers, Callback callback) {
+        send(head, content, false, last, trailers, callback);
+    }
+
+    /** The flusher copies the mapping into its frames under a guard: a file truncated meanwhile resets this stream. */
+    @Override
+    public void sendFileMapping(
+            ResponseHead head, ByteBuffer mapped, boolean last, Supplier<HttpFields> trailers, Callback callback) {
+        send(head, mapped, true, last, trailers, callback);
+    }
+
+    private void send(
+            ResponseHead head,
+            ByteBuffer content,
+            boolean fileMapping,
+            boolean last,
+            Supplier<HttpFields> trailers,
+            Callback callback) {
         if (head != null) {
             // The HttpStream contract: refuse an unencodable head here, with nothing queued, so that the exchange can
             // still answer 500 (the flusher would otherwise only find out when it encodes, and reset the stream).
@@ -382,6 +399,7 @@ final class Http2Stream implements HttpStream {
                 head == null ? 0 : head.status(),
                 head == null ? null : withContentLength(head),
                 content,
+                fileMapping,
                 last,
                 trailerFields,
                 callback));
