@@ -1,12 +1,15 @@
 package dev.quarry.core.strategy;
 
 import dev.quarry.core.thread.TryExecutor;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedTransferQueue;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -17,7 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class HandOffExecutor implements TryExecutor, AutoCloseable {
     private final ExecutorService pool;
     private final SynchronousQueue<Runnable> handOff = new SynchronousQueue<>();
-    private final AtomicInteger waiting = new AtomicInteger();
+    private final Map<Thread, AtomicBoolean> inTake = new ConcurrentHashMap<>();
     private final Thread[] reserved;
     private volatile boolean closed;
 
@@ -43,27 +46,37 @@ final class HandOffExecutor implements TryExecutor, AutoCloseable {
     }
 
     private void reservedLoop() {
+        AtomicBoolean taking = new AtomicBoolean();
+        inTake.put(Thread.currentThread(), taking);
         while (!closed) {
+            Runnable task;
+            taking.set(true);
             try {
-                waiting.incrementAndGet();
-                Runnable task;
-                try {
-                    task = handOff.poll(100, TimeUnit.MILLISECONDS);
-                } finally {
-                    waiting.decrementAndGet();
-                }
-                if (task != null) {
-                    task.run();
-                }
+                // Untimed: a timed poll that expires leaves a window in which no thread waits and an offer fails,
+                // which made tests that count on a waiting reserved thread flaky on a loaded machine.
+                task = handOff.take();
             } catch (InterruptedException x) {
                 return;
+            } finally {
+                taking.set(false);
             }
+            task.run();
         }
     }
 
-    /** @return how many reserved threads are waiting for a hand-off right now */
+    /**
+     * @return how many reserved threads are parked in the hand-off right now (a thread about to park, or spinning
+     *     before it parks, does not count: an offer may not find it yet)
+     */
     int waitingReserved() {
-        return waiting.get();
+        int n = 0;
+        for (Thread thread : reserved) {
+            AtomicBoolean taking = inTake.get(thread);
+            if (taking != null && taking.get() && thread.getState() == Thread.State.WAITING) {
+                n++;
+            }
+        }
+        return n;
     }
 
     @Override
