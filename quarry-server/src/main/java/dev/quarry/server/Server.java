@@ -750,7 +750,8 @@ public final class Server implements Dumpable {
     @Override
     public String toString() {
         return "Server{" + config.name() + (running ? ", running" : "") + ", virtualThreads=" + config.virtualThreads()
-                + ", threads=" + config.minThreads() + ".." + config.maxThreads() + ", selectors=" + config.selectors()
+                + ", virtualSelectors=" + config.virtualSelectors() + ", threads=" + config.minThreads() + ".."
+                + config.maxThreads() + ", selectors=" + config.selectors()
                 + ", maxConcurrentRequests=" + config.maxConcurrentRequests() + ", maxQueuedRequests="
                 + config.maxQueuedRequests() + ", idleTimeout=" + config.idleTimeout() + ", shutdownTimeout="
                 + config.shutdownTimeout() + ", h2c=" + config.h2c() + ", handler=" + handler + "}";

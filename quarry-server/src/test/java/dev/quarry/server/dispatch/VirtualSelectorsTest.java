@@ -55,7 +55,13 @@ class VirtualSelectorsTest extends ServerTestBase {
                 assertEquals(200, reply.status(), reply::toString);
                 assertEquals("blocking, marked=false", reply.text());
             }
-            return client.get("/where").text();
+            String where = client.get("/where").text();
+            // The status page says which it is.
+            assertEquals(
+                    where.startsWith("virtual") ? "on" : "off",
+                    server.status().section("server").get("virtual selectors"),
+                    where);
+            return where;
         }
     }
 
