@@ -70,6 +70,11 @@ public final class NonBlockingFlag {
         return FOREIGN_MARKS.get() != 0 && FLAG.get()[0];
     }
 
+    /** @return whether the current thread runs {@link #runWithOwnMark(Runnable)} now (a virtual selector) */
+    public static boolean hasOwnMark() {
+        return ownMark(Thread.currentThread()) != null;
+    }
+
     /**
      * Runs a task that may set and clear the mark for a long time (a producer's loop on a virtual thread), with the
      * mark kept for it alone: it leaves the count of marked threads alone, so the other virtual threads still read

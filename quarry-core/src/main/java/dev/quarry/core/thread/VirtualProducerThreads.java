@@ -32,6 +32,16 @@ public final class VirtualProducerThreads implements TryExecutor {
         this.factory = Thread.ofVirtual().name(name).factory();
     }
 
+    /**
+     * Whether the current thread is one of these, running a task now: a virtual thread that lives as long as a selector,
+     * unlike a handler's, so per-thread scratch space pays off on it as on a platform thread.
+     *
+     * @return true on a thread started by {@link #execute(Runnable)} while its task runs
+     */
+    public static boolean isCurrentThread() {
+        return NonBlockingFlag.hasOwnMark();
+    }
+
     @Override
     public boolean tryExecute(Runnable task) {
         return false;
