@@ -45,7 +45,7 @@ public final class SelectorManager implements LifeCycle, Dumpable {
     /**
      * @param name for logs and dumps
      * @param selectorCount how many selectors; 1 is right for most servers up to a few cores
-     * @param threads the platform thread pool; each selector holds one of its threads while running
+     * @param threads the platform thread pool (or virtual threads); each selector holds one of its threads while running
      * @param idleTimeouts creates the idle timeout of each endpoint
      */
     SelectorManager(String name, int selectorCount, TryExecutor threads, EndPointIdleTimeout.Factory idleTimeouts) {
@@ -66,7 +66,7 @@ public final class SelectorManager implements LifeCycle, Dumpable {
      *
      * @param name for logs and dumps
      * @param selectorCount how many selectors, at least 1
-     * @param threads the platform thread pool; each selector holds one of its threads while running
+     * @param threads the platform thread pool (or virtual threads); each selector holds one of its threads while running
      * @param idleTimeouts creates the idle timeout of each endpoint (see {@link IdleTimeouts})
      * @return a manager, not started
      */

@@ -74,7 +74,8 @@ public final class ServerConnector implements LifeCycle, Dumpable, ConnectorMXBe
 
     /**
      * @param config what to listen on and how
-     * @param threads the platform threads that run the selectors
+     * @param threads the threads that run the selectors: the platform pool, or virtual threads ({@code
+     *     VirtualProducerThreads}) for a server with blocking handlers on virtual threads
      * @param idleTimeouts the idle timeout of each endpoint (see {@link IdleTimeouts})
      * @return a connector, not started
      */

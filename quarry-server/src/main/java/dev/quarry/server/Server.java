@@ -5,6 +5,8 @@ import dev.quarry.core.buffer.BucketedByteBufferPool;
 import dev.quarry.core.buffer.ByteBufferPool;
 import dev.quarry.core.thread.BoundedVirtualThreadExecutor;
 import dev.quarry.core.thread.ThreadPool;
+import dev.quarry.core.thread.TryExecutor;
+import dev.quarry.core.thread.VirtualProducerThreads;
 import dev.quarry.core.timer.HashedWheelTimer;
 import dev.quarry.http.HttpHeader;
 import dev.quarry.http.PreEncodedHttpField;
@@ -231,6 +233,10 @@ public final class Server implements Dumpable {
             redirectMixed = cleartext(redirecting);
             redirectHttp2Only = List.of(new Http2OnlyConnectionFactory(redirecting));
         }
+        // With blocking handlers on virtual threads, the selectors run on virtual threads too: they share the carriers
+        // with the handlers instead of taking turns with them on a core (two context switches per select batch).
+        TryExecutor selectorThreads =
+                config.virtualSelectors() ? new VirtualProducerThreads(config.name() + "-selector") : threadPool;
         int index = 0;
         for (ServerBuilder.ListenSpec listen : config.listeners()) {
             boolean redirect = config.redirectToHttps()
@@ -282,7 +288,8 @@ public final class Server implements Dumpable {
                     config.maxConnections(),
                     config.idleTimeout(),
                     factories);
-            ServerConnector connector = ServerConnector.create(connectorConfig, threadPool, IdleTimeouts.of(timer));
+            ServerConnector connector =
+                    ServerConnector.create(connectorConfig, selectorThreads, IdleTimeouts.of(timer));
             connector.start();
             connectors.add(connector);
             if (tlsFactory != null && httpsPort == 0) {
@@ -743,7 +750,8 @@ public final class Server implements Dumpable {
     @Override
     public String toString() {
         return "Server{" + config.name() + (running ? ", running" : "") + ", virtualThreads=" + config.virtualThreads()
-                + ", threads=" + config.minThreads() + ".." + config.maxThreads() + ", selectors=" + config.selectors()
+                + ", virtualSelectors=" + config.virtualSelectors() + ", threads=" + config.minThreads() + ".."
+                + config.maxThreads() + ", selectors=" + config.selectors()
                 + ", maxConcurrentRequests=" + config.maxConcurrentRequests() + ", maxQueuedRequests="
                 + config.maxQueuedRequests() + ", idleTimeout=" + config.idleTimeout() + ", shutdownTimeout="
                 + config.shutdownTimeout() + ", h2c=" + config.h2c() + ", handler=" + handler + "}";

@@ -27,6 +27,11 @@ public final class ServerBuilder {
     final List<RouteSpec> routes = new ArrayList<>();
     final List<FilterSpec> filters = new ArrayList<>();
     boolean virtualThreads = true;
+    /** Null: automatic (on when blocking handlers run on virtual threads). */
+    Boolean virtualSelectors;
+    /** Whether a handler, route or filter was given in the blocking shape ({@link Handler}). */
+    boolean blockingHandlers;
+
     int minThreads = 2;
     int maxThreads = Math.max(16, Runtime.getRuntime().availableProcessors() * 8);
     int reservedThreads = -1;
@@ -192,6 +197,7 @@ public final class ServerBuilder {
      * @return this
      */
     public ServerBuilder handler(Handler handler) {
+        blockingHandlers = true;
         return handler(Handlers.blocking(handler));
     }
 
@@ -214,6 +220,7 @@ public final class ServerBuilder {
      * @return this
      */
     public ServerBuilder route(String spec, Handler handler) {
+        blockingHandlers = true;
         return route(spec, Handlers.blocking(handler));
     }
 
@@ -267,6 +274,7 @@ public final class ServerBuilder {
      * @return this
      */
     public ServerBuilder before(Handler handler) {
+        blockingHandlers = true;
         return filter(Filter.before(handler));
     }
 
@@ -277,6 +285,7 @@ public final class ServerBuilder {
      * @return this
      */
     public ServerBuilder after(Handler handler) {
+        blockingHandlers = true;
         return filter(Filter.after(handler));
     }
 
@@ -361,6 +370,22 @@ public final class ServerBuilder {
      */
     public ServerBuilder virtualThreads(boolean enabled) {
         this.virtualThreads = enabled;
+        return this;
+    }
+
+    /**
+     * Runs the selectors on virtual threads rather than on the platform thread pool. By default they do when the
+     * server has blocking handlers (a {@link Handler} given to {@link #handler(Handler)}, {@link #route(String,
+     * Handler)}, {@link #before(Handler)} or {@link #after(Handler)}) and runs them on virtual threads: the selectors
+     * then share the carrier threads with the handlers' virtual threads, instead of taking turns with them on the
+     * cores through operating-system context switches. A server of asynchronous handlers keeps platform selector
+     * threads, which block in {@code epoll_wait} directly. See docs/server.md.
+     *
+     * @param enabled whether the selectors run on virtual threads
+     * @return this
+     */
+    public ServerBuilder virtualSelectors(boolean enabled) {
+        this.virtualSelectors = enabled;
         return this;
     }
 

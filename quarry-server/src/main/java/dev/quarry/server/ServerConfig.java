@@ -18,6 +18,8 @@ import java.util.Optional;
  * @param routes the routes, in the order added
  * @param filters the filters, in the order added
  * @param virtualThreads whether blocking handlers run on virtual threads
+ * @param virtualSelectors whether the selectors run on virtual threads (explicit, or automatic: blocking handlers on
+ *     virtual threads)
  * @param minThreads platform threads kept when idle
  * @param maxThreads the most platform threads
  * @param reservedThreads reserved threads, -1 for automatic
@@ -51,6 +53,7 @@ record ServerConfig(
         List<ServerBuilder.RouteSpec> routes,
         List<ServerBuilder.FilterSpec> filters,
         boolean virtualThreads,
+        boolean virtualSelectors,
         int minThreads,
         int maxThreads,
         int reservedThreads,
@@ -85,6 +88,9 @@ record ServerConfig(
                 List.copyOf(builder.routes),
                 List.copyOf(builder.filters),
                 builder.virtualThreads,
+                builder.virtualSelectors != null
+                        ? builder.virtualSelectors
+                        : builder.virtualThreads && builder.blockingHandlers,
                 builder.minThreads,
                 builder.maxThreads,
                 builder.reservedThreads,

@@ -138,6 +138,7 @@ final class StatusReport {
         server.put("java", Runtime.version().toString());
         server.put("cores", Runtime.getRuntime().availableProcessors());
         server.put("virtual threads", config.virtualThreads() ? "on" : "off");
+        server.put("virtual selectors", config.virtualSelectors() ? "on" : "off");
         server.put("h2c", config.h2c() ? "on" : "off");
         server.put(
                 "heap used MiB",

@@ -1,6 +1,8 @@
 package dev.quarry.core.internal;
 
+import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The per-thread "must not block" mark behind {@link dev.quarry.core.Invocable#invokeNonBlocking(Runnable)}: set while
@@ -12,11 +14,36 @@ import java.util.concurrent.atomic.AtomicInteger;
  * array, so that setting and clearing never touch the thread-local map again. Reading it on such a thread would create
  * the thread's thread-local map (about 160 bytes, per request for a handler's virtual thread), so a count of those
  * threads holding the mark now lets a read answer false without looking while there are none, which is the usual case.
+ * A virtual thread that holds the mark for its whole life (a selector on a virtual thread, see
+ * {@link #runWithOwnMark(Runnable)}) keeps it in a small registry of such threads instead, searched by identity: it
+ * would otherwise keep that count above zero for good, and every handler's virtual thread would create its thread-local
+ * map to read its mark. The registry holds one entry per selector, so the search is a few comparisons.
  *
  * <p>Thread-safety: every method acts on the current thread only.
  */
 public final class NonBlockingFlag {
     private static final ThreadLocal<boolean[]> FLAG = ThreadLocal.withInitial(() -> new boolean[1]);
+    /** The threads running {@link #runWithOwnMark(Runnable)} now, with their marks: copied on change, read lock-free. */
+    private static final AtomicReference<OwnMark[]> OWN_MARKS = new AtomicReference<>(new OwnMark[0]);
+
+    /** The mark of one thread running {@link #runWithOwnMark(Runnable)}; written by that thread only. */
+    private static final class OwnMark {
+        final Thread thread;
+        boolean set;
+
+        OwnMark(Thread thread) {
+            this.thread = thread;
+        }
+    }
+
+    private static OwnMark ownMark(Thread thread) {
+        for (OwnMark mark : OWN_MARKS.get()) {
+            if (mark.thread == thread) {
+                return mark;
+            }
+        }
+        return null;
+    }
     /**
      * Threads other than {@link MarkableThread}s that hold the mark now. A thread sets its own mark after counting it and
      * clears it before uncounting it, so a thread that holds the mark always sees a count above zero.
@@ -25,12 +52,57 @@ public final class NonBlockingFlag {
 
     private NonBlockingFlag() {}
 
+    /** @return how many threads hold the mark in the counted thread-local now: for tests */
+    static int foreignMarks() {
+        return FOREIGN_MARKS.get();
+    }
+
     /** @return whether the current thread must not block now */
     public static boolean isSet() {
-        if (Thread.currentThread() instanceof MarkableThread thread) {
+        Thread current = Thread.currentThread();
+        if (current instanceof MarkableThread thread) {
             return thread.nonBlocking;
         }
+        OwnMark own = ownMark(current);
+        if (own != null) {
+            return own.set;
+        }
         return FOREIGN_MARKS.get() != 0 && FLAG.get()[0];
+    }
+
+    /** @return whether the current thread runs {@link #runWithOwnMark(Runnable)} now (a virtual selector) */
+    public static boolean hasOwnMark() {
+        return ownMark(Thread.currentThread()) != null;
+    }
+
+    /**
+     * Runs a task that may set and clear the mark for a long time (a producer's loop on a virtual thread), with the
+     * mark kept for it alone: it leaves the count of marked threads alone, so the other virtual threads still read
+     * their mark for free.
+     *
+     * @param task runs on the current thread, without the mark at first
+     */
+    public static void runWithOwnMark(Runnable task) {
+        OwnMark own = new OwnMark(Thread.currentThread());
+        OWN_MARKS.updateAndGet(marks -> {
+            OwnMark[] more = Arrays.copyOf(marks, marks.length + 1);
+            more[marks.length] = own;
+            return more;
+        });
+        try {
+            task.run();
+        } finally {
+            OWN_MARKS.updateAndGet(marks -> {
+                OwnMark[] fewer = new OwnMark[marks.length - 1];
+                int i = 0;
+                for (OwnMark mark : marks) {
+                    if (mark != own) {
+                        fewer[i++] = mark;
+                    }
+                }
+                return fewer;
+            });
+        }
     }
 
     /**
@@ -39,9 +111,16 @@ public final class NonBlockingFlag {
      * @return whether it was already set, in which case the caller must not clear it
      */
     public static boolean set() {
-        if (Thread.currentThread() instanceof MarkableThread thread) {
+        Thread current = Thread.currentThread();
+        if (current instanceof MarkableThread thread) {
             boolean was = thread.nonBlocking;
             thread.nonBlocking = true;
+            return was;
+        }
+        OwnMark own = ownMark(current);
+        if (own != null) {
+            boolean was = own.set;
+            own.set = true;
             return was;
         }
         boolean[] flag = FLAG.get();
@@ -55,8 +134,14 @@ public final class NonBlockingFlag {
 
     /** Clears the mark on the current thread. */
     public static void clear() {
-        if (Thread.currentThread() instanceof MarkableThread thread) {
+        Thread current = Thread.currentThread();
+        if (current instanceof MarkableThread thread) {
             thread.nonBlocking = false;
+            return;
+        }
+        OwnMark own = ownMark(current);
+        if (own != null) {
+            own.set = false;
             return;
         }
         if (FOREIGN_MARKS.get() == 0) {

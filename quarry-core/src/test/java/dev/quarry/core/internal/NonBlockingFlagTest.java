@@ -63,4 +63,41 @@ class NonBlockingFlagTest {
         assertTrue(late.join(java.time.Duration.ofSeconds(10)));
         assertFalse(after.get());
     }
+
+    @Test
+    void aThreadWithItsOwnMarkLeavesTheOtherThreadsReadsFree() throws Exception {
+        CountDownLatch marked = new CountDownLatch(1);
+        AtomicBoolean checked = new AtomicBoolean();
+        AtomicReference<String> holderSaw = new AtomicReference<>();
+        Thread holder = Thread.ofVirtual()
+                .start(() -> NonBlockingFlag.runWithOwnMark(() -> {
+                    boolean before = NonBlockingFlag.isSet();
+                    boolean wasSet = NonBlockingFlag.set();
+                    boolean during = NonBlockingFlag.isSet();
+                    marked.countDown();
+                    // Busy-waits, since a marked thread must not park (nor yield); bounded to 10 s.
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                    while (!checked.get() && System.nanoTime() < deadline) {
+                        // polls the flag
+                    }
+                    NonBlockingFlag.restore(wasSet);
+                    holderSaw.set(before + " " + wasSet + " " + during + " " + NonBlockingFlag.isSet());
+                }));
+        assertTrue(marked.await(10, TimeUnit.SECONDS));
+        // The holder's mark is not counted: another thread answers false without creating its thread-local map.
+        int counted = NonBlockingFlag.foreignMarks();
+        AtomicReference<Boolean> other = new AtomicReference<>();
+        Thread reader = Thread.ofVirtual().start(() -> other.set(NonBlockingFlag.isSet()));
+        assertTrue(reader.join(java.time.Duration.ofSeconds(10)));
+        checked.set(true);
+        assertTrue(holder.join(java.time.Duration.ofSeconds(10)));
+
+        assertTrue(counted == 0, "marked threads counted: " + counted);
+        assertFalse(other.get(), "a thread saw another thread's mark");
+        assertTrue("false false true false".equals(holderSaw.get()), holderSaw.get());
+        AtomicReference<Boolean> after = new AtomicReference<>();
+        Thread late = Thread.ofVirtual().start(() -> after.set(NonBlockingFlag.isSet()));
+        assertTrue(late.join(java.time.Duration.ofSeconds(10)));
+        assertFalse(after.get());
+    }
 }

@@ -1,5 +1,7 @@
 package dev.quarry.http.internal;
 
+import dev.quarry.core.thread.VirtualProducerThreads;
+
 /**
  * Scratch byte arrays lent to code that fills and reads them within one call and trusts nothing in them afterwards
  * (the HTTP/1 parser's window over a direct buffer, the generator's head bytes): one per platform thread and kind,
@@ -8,7 +10,9 @@ package dev.quarry.http.internal;
  * nothing and is never used by two threads.
  *
  * <p>Virtual threads are many and short-lived: {@link #get()} gives them null, and the caller uses an array of its own
- * (a connection served on virtual threads keeps one, as before).
+ * (a connection served on virtual threads keeps one, as before). Virtual selector threads ({@link
+ * VirtualProducerThreads}) are the exception: few and as long-lived as platform selectors, they get arrays of their
+ * own, so that their idle connections keep none.
  *
  * <p>Thread-safety: each array is confined to its thread. Cost: a thread-local lookup per call; nothing allocated
  * after a thread's first use, unless a caller grows its array.
@@ -21,9 +25,13 @@ public final class ThreadScratch {
         this.arrays = ThreadLocal.withInitial(() -> new byte[initialSize]);
     }
 
-    /** @return the calling platform thread's array, or null on a virtual thread */
+    /** @return the calling platform thread's (or virtual selector's) array, or null on another virtual thread */
     public byte[] get() {
-        return Thread.currentThread().isVirtual() ? null : arrays.get();
+        return lends() ? arrays.get() : null;
+    }
+
+    private static boolean lends() {
+        return !Thread.currentThread().isVirtual() || VirtualProducerThreads.isCurrentThread();
     }
 
     /**
@@ -32,7 +40,7 @@ public final class ThreadScratch {
      * @param grown the array that replaces the thread's
      */
     public void keep(byte[] grown) {
-        if (!Thread.currentThread().isVirtual()) {
+        if (lends()) {
             arrays.set(grown);
         }
     }

@@ -37,9 +37,14 @@ class HandlerThreadingTest extends ServerTestBase {
                 .text();
     }
 
-    /** @return whether a thread is one that parses requests: pooled, or over TLS one of the TLS threads */
+    /**
+     * @return whether a thread is one that parses requests: pooled, or the virtual selector of a server whose blocking
+     *     handlers run on virtual threads, or over TLS one of the TLS threads
+     */
     private boolean parser(String thread) {
-        return thread.startsWith("platform test-") || (transport.isTls() && thread.startsWith("virtual test-tls-"));
+        return thread.startsWith("platform test-")
+                || thread.equals("virtual test-selector")
+                || (transport.isTls() && thread.startsWith("virtual test-tls-"));
     }
 
     @Test
