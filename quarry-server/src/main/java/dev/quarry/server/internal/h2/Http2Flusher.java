@@ -75,6 +75,8 @@ final class Http2Flusher extends IteratingCallback {
     private final ArrayDeque<Entry> queue = new ArrayDeque<>(2);
     // The lists too start without room (ArrayList's default is 10 slots at the first entry) and grow once.
     private final List<Entry> active = new ArrayList<>(0);
+    // Under the lock, while an entry generates: whether other entries come after it in this round.
+    private boolean othersFollow;
     // Entries fully generated into the current write; swapped with `completing` (under the lock) to be completed.
     private List<Entry> completed = new ArrayList<>(0);
     private List<Entry> completing = new ArrayList<>(0);
@@ -344,6 +346,7 @@ final class Http2Flusher extends IteratingCallback {
             for (int i = 0; i < active.size(); ) {
                 Entry entry = active.get(i);
                 Generated result;
+                othersFollow = i < active.size() - 1;
                 try {
                     result = entry.generate(this, out);
                 } catch (BufferOverflowException x) {
@@ -539,6 +542,8 @@ final class Http2Flusher extends IteratingCallback {
     record Generated(boolean done, ByteBuffer payload) {
         static final Generated DONE = new Generated(true, null);
         static final Generated STALLED = new Generated(false, null);
+        /** Some of the entry was generated in the buffer; it goes on in a later round. */
+        static final Generated PARTLY_SENT = new Generated(false, null);
     }
 
     /** Something to write: control frames, a stream's headers, data, trailers. */
@@ -723,6 +728,14 @@ final class Http2Flusher extends IteratingCallback {
                 heldSince = NOT_HELD;
                 if (fileMapping) {
                     copyMappedFrame(flusher, out, length);
+                    if (flusher.othersFollow && (content.hasRemaining() || (last && trailers != null))) {
+                        // Other streams' entries come after this one in the round: one frame now, the rest of the
+                        // buffer for them, as a large payload gives up its turn after one frame. Otherwise a large
+                        // file would fill every buffer until it is sent, and a small response queued behind it
+                        // (a page's script behind its image) would wait for all of it. The last entry of a round
+                        // may fill the buffer: nobody waits behind it.
+                        return Generated.PARTLY_SENT;
+                    }
                     continue;
                 }
                 boolean end = last && trailers == null && length == content.remaining();
