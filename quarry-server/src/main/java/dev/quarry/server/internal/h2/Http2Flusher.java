@@ -22,6 +22,8 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
@@ -92,6 +94,8 @@ final class Http2Flusher extends IteratingCallback {
     // held fragments again; both under the lock.
     private boolean heldThisRound;
     private Timeout holdTimer;
+    // Runs the callbacks that may block when they complete on a thread that must not (see complete()).
+    private final Executor blockingCallbacks;
 
     Http2Flusher(
             ReentrantLock lock,
@@ -101,8 +105,10 @@ final class Http2Flusher extends IteratingCallback {
             ByteBufferPool buffers,
             FrameGenerator generator,
             Windows windows,
-            int bufferSize) {
+            int bufferSize,
+            Executor blockingCallbacks) {
         this.lock = lock;
+        this.blockingCallbacks = blockingCallbacks;
         this.timer = timer;
         this.smallFrameWait = smallFrameWait;
         this.endPoint = endPoint;
@@ -146,7 +152,7 @@ final class Http2Flusher extends IteratingCallback {
                 entry.stream
                         .markBroken(); // as in terminate(): a write after the connection failed is not the handler's
             }
-            entry.fail(failure);
+            complete(entry, failure);
             return false;
         }
         return true;
@@ -310,7 +316,7 @@ final class Http2Flusher extends IteratingCallback {
         }
         try {
             for (Entry entry : entries) {
-                entry.succeed();
+                complete(entry, null);
             }
         } finally {
             entries.clear();
@@ -403,10 +409,33 @@ final class Http2Flusher extends IteratingCallback {
         failRejected();
     }
 
+    /**
+     * Completes an entry's callback, or fails it with {@code failure}. A callback that may block (an asynchronous
+     * handler's {@code Callback.from(...)}, say) is not run on a thread that must not block, typically the selector that
+     * completed the write or parsed the frame that ended the stream: it goes to a thread that may, as the endpoint does
+     * with an HTTP/1.1 write's callback. Blocking handlers' own writes wait with non-blocking callbacks, which run here.
+     */
+    private void complete(Entry entry, Throwable failure) {
+        if (entry.callback.invocationType() == InvocationType.BLOCKING && Invocable.isNonBlockingInvocation()) {
+            Runnable completion = failure == null ? entry::succeed : () -> entry.fail(failure);
+            try {
+                blockingCallbacks.execute(Invocable.task(InvocationType.BLOCKING, completion));
+                return;
+            } catch (RejectedExecutionException x) {
+                // The server is stopping: complete it here rather than lose it.
+            }
+        }
+        if (failure == null) {
+            entry.succeed();
+        } else {
+            entry.fail(failure);
+        }
+    }
+
     /** Fails the entries that could not be generated, outside the lock: their callbacks may call back in. */
     private void failRejected() {
         for (int i = 0; i < rejected.size(); i++) {
-            rejected.get(i).fail(rejections.get(i));
+            complete(rejected.get(i), rejections.get(i));
         }
         rejected.clear();
         rejections.clear();
@@ -462,7 +491,7 @@ final class Http2Flusher extends IteratingCallback {
             }
         }
         for (Entry entry : failed) {
-            entry.fail(cause);
+            complete(entry, cause);
         }
         close();
     }
@@ -507,7 +536,7 @@ final class Http2Flusher extends IteratingCallback {
             lock.unlock();
         }
         for (Entry entry : failed) {
-            entry.fail(cause);
+            complete(entry, cause);
         }
     }
 

@@ -106,7 +106,8 @@ class Http2FlusherTest {
                 pool,
                 new FrameGenerator(new HpackEncoder()),
                 new NoWindows(),
-                16_384);
+                16_384,
+                Runnable::run);
         Http2Stream stream = new Http2Stream(1, null, 65_535);
         List<String> outcomes = new CopyOnWriteArrayList<>();
         flusher.offer(new Http2Flusher.ResponseEntry(stream, 200, new HttpFields(), null, false, null, Callback.NOOP));
@@ -143,7 +144,8 @@ class Http2FlusherTest {
                 pool,
                 new FrameGenerator(new HpackEncoder()),
                 new WideWindows(),
-                32_768);
+                32_768,
+                Runnable::run);
         Http2Stream file = new Http2Stream(1, null, 1 << 30);
         Http2Stream script = new Http2Stream(3, null, 1 << 30);
         ByteBuffer mapping = ByteBuffer.allocate(1 << 20);
@@ -216,7 +218,8 @@ class Http2FlusherTest {
                 pool,
                 generator,
                 new NoWindows(),
-                16_384);
+                16_384,
+                Runnable::run);
         List<String> outcomes = new CopyOnWriteArrayList<>();
         flusher[0].offer(new Http2Flusher.ControlEntry(
                 out -> generator.ping(out, 1, true),
