@@ -5,6 +5,7 @@ import dev.quarry.core.strategy.AdaptiveExecutionStrategy;
 import dev.quarry.core.strategy.ExecutionStrategy;
 import dev.quarry.core.strategy.StrategyStatistics;
 import dev.quarry.core.thread.TryExecutor;
+import dev.quarry.core.thread.VirtualProducerThreads;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.channels.ClosedChannelException;
@@ -13,6 +14,7 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.util.Arrays;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -57,7 +59,9 @@ public final class ManagedSelector implements ExecutionStrategy.Producer, Dumpab
 
     void start(TryExecutor threads) throws IOException {
         selector = Selector.open();
-        strategy = new AdaptiveExecutionStrategy(this, threads);
+        // Virtual selectors hand their blocking tasks to platform threads, never to virtual threads of their own kind.
+        Executor blockingTasks = threads instanceof VirtualProducerThreads virtual ? virtual.blockingTasks() : threads;
+        strategy = new AdaptiveExecutionStrategy(this, threads, blockingTasks);
         running = true;
         // Production holds a pooled thread for as long as the selector runs: it is blocked in select() when idle.
         threads.execute(strategy::produce);

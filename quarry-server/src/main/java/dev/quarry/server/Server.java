@@ -94,7 +94,10 @@ public final class Server implements Dumpable {
                 .orElse(routing);
         this.timer = HashedWheelTimer.builder().name(config.name() + "-timer").build();
         this.http2Budget = new Http2ContentBudget(config.http2Config().maxHeldContent());
-        int selectorThreads = config.selectors() * config.listeners().size();
+        // Platform selectors each hold a pool thread for their life; virtual ones hold none.
+        int selectorThreads = config.virtualSelectors()
+                ? 0
+                : config.selectors() * config.listeners().size();
         this.threadPool = ThreadPool.builder()
                 .name(config.name())
                 .minThreads(Math.max(config.minThreads(), selectorThreads))
@@ -235,8 +238,9 @@ public final class Server implements Dumpable {
         }
         // With blocking handlers on virtual threads, the selectors run on virtual threads too: they share the carriers
         // with the handlers instead of taking turns with them on a core (two context switches per select batch).
-        TryExecutor selectorThreads =
-                config.virtualSelectors() ? new VirtualProducerThreads(config.name() + "-selector") : threadPool;
+        TryExecutor selectorThreads = config.virtualSelectors()
+                ? new VirtualProducerThreads(config.name() + "-selector", threadPool)
+                : threadPool;
         int index = 0;
         for (ServerBuilder.ListenSpec listen : config.listeners()) {
             boolean redirect = config.redirectToHttps()

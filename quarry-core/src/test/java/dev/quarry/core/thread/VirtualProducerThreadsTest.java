@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 class VirtualProducerThreadsTest {
     @Test
     void runsEachTaskOnANewNamedVirtualThreadThatMayTakeTheMark() throws Exception {
-        VirtualProducerThreads threads = new VirtualProducerThreads("test-selector");
+        VirtualProducerThreads threads = new VirtualProducerThreads("test-selector", Runnable::run);
         CompletableFuture<String> ran = new CompletableFuture<>();
         threads.execute(() -> {
             Thread thread = Thread.currentThread();
@@ -30,8 +30,8 @@ class VirtualProducerThreadsTest {
     @Test
     void neverHandsATaskToAWaitingThread() {
         boolean[] ran = new boolean[1];
-        assertFalse(new VirtualProducerThreads("test-selector").tryExecute(() -> ran[0] = true));
+        assertFalse(new VirtualProducerThreads("test-selector", Runnable::run).tryExecute(() -> ran[0] = true));
         assertFalse(ran[0]);
-        assertTrue(new VirtualProducerThreads("x").toString().contains("x"));
+        assertTrue(new VirtualProducerThreads("x", Runnable::run).toString().contains("x"));
     }
 }

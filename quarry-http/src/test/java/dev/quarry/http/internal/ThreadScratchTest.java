@@ -40,7 +40,7 @@ class ThreadScratchTest {
     @Test
     void aVirtualSelectorKeepsOne() throws Exception {
         CompletableFuture<String> got = new CompletableFuture<>();
-        new VirtualProducerThreads("test-selector").execute(() -> {
+        new VirtualProducerThreads("test-selector", Runnable::run).execute(() -> {
             String before = borrow();
             byte[] grown = new byte[32];
             scratch.keep(grown);

@@ -1,8 +1,11 @@
 package dev.quarry.server.dispatch;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.quarry.core.Callback;
 import dev.quarry.core.Invocable;
+import dev.quarry.core.InvocationType;
 import dev.quarry.server.AsyncHandler;
 import dev.quarry.server.ServerBuilder;
 import dev.quarry.server.test.HttpTestClient;
@@ -10,6 +13,9 @@ import dev.quarry.server.test.ServerTestBase;
 import dev.quarry.server.test.Transport;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -55,6 +61,10 @@ class VirtualSelectorsTest extends ServerTestBase {
                 assertEquals(200, reply.status(), reply::toString);
                 assertEquals("blocking, marked=false", reply.text());
             }
+        }
+        // Asked on a connection of its own: over HTTP/2 a handler's virtual thread that just finished may go on
+        // reading its connection's next frames, and then runs the next non-blocking handler itself.
+        try (HttpTestClient client = client()) {
             String where = client.get("/where").text();
             // The status page says which it is.
             assertEquals(
@@ -108,5 +118,46 @@ class VirtualSelectorsTest extends ServerTestBase {
     void asynchronousHandlersGetVirtualSelectorsWhenAsked(Transport transport) throws Exception {
         assertEquals(
                 "virtual vs-selector", selectorThread(transport, false, builder -> builder.virtualSelectors(true)));
+    }
+
+    @ParameterizedTest
+    @EnumSource(
+            value = Transport.class,
+            names = {"TCP", "H2C"})
+    void aBlockingCompletionAVirtualSelectorProducesRunsOnAPlatformThread(Transport transport) throws Exception {
+        // A large write completes later, from the selector; its callback may block, so the selector hands it off. It
+        // must go to the platform pool as with platform selectors: on a virtual thread of its own it posed as a
+        // selector, and a blocking handler reached from there ran in place, outside maxConcurrentRequests.
+        AtomicReference<String> completedOn = new AtomicReference<>();
+        CountDownLatch completed = new CountDownLatch(1);
+        byte[] big = new byte[8 * 1024 * 1024];
+        start(
+                transport,
+                builder -> builder.name("vs")
+                        .selectors(1)
+                        .route("GET /blocking", (request, response) -> response.send("blocking"))
+                        .route(
+                                "GET /big",
+                                AsyncHandler.nonBlocking((request, response, callback) -> response.write(
+                                        true,
+                                        ByteBuffer.wrap(big),
+                                        Callback.from(
+                                                InvocationType.BLOCKING,
+                                                () -> {
+                                                    Thread thread = Thread.currentThread();
+                                                    completedOn.set((thread.isVirtual() ? "virtual " : "platform ")
+                                                            + thread.getName());
+                                                    completed.countDown();
+                                                    callback.succeeded();
+                                                },
+                                                callback::failed)))));
+        try (HttpTestClient client = client()) {
+            assertEquals("blocking", client.get("/blocking").text());
+            HttpTestClient.Reply reply = client.get("/big");
+            assertEquals(big.length, reply.body().length, reply::toString);
+        }
+        assertTrue(completed.await(10, TimeUnit.SECONDS), "the write's callback ran");
+        String thread = completedOn.get();
+        assertTrue(thread != null && thread.startsWith("platform ") && !thread.contains("selector"), thread);
     }
 }

@@ -393,12 +393,13 @@ public final class Http1Connection extends AbstractConnection implements HttpStr
     }
 
     /**
-     * Asks to process again when bytes come. While discarding an unread body, the exchange's handler may have asked for
-     * content and completed without waiting for it: its fill interest is still registered (a second one would fail
-     * with a ReadPendingException), and its wake-up, finding no exchange, processes.
+     * Asks to process again when bytes come. The exchange's handler may have asked for content and completed without
+     * waiting for the wake-up (it left the body unread, being discarded now, or read it all with {@code read()}): its
+     * fill interest is still registered (a second one would fail with a ReadPendingException), and its wake-up, finding
+     * no exchange, processes.
      */
     private void awaitFillable() {
-        if (discarding && endPoint().isFillInterested()) {
+        if (endPoint().isFillInterested()) {
             return;
         }
         fillInterested();

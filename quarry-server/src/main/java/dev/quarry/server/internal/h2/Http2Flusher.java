@@ -22,6 +22,8 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
@@ -75,6 +77,8 @@ final class Http2Flusher extends IteratingCallback {
     private final ArrayDeque<Entry> queue = new ArrayDeque<>(2);
     // The lists too start without room (ArrayList's default is 10 slots at the first entry) and grow once.
     private final List<Entry> active = new ArrayList<>(0);
+    // Under the lock, while an entry generates: whether other entries come after it in this round.
+    private boolean othersFollow;
     // Entries fully generated into the current write; swapped with `completing` (under the lock) to be completed.
     private List<Entry> completed = new ArrayList<>(0);
     private List<Entry> completing = new ArrayList<>(0);
@@ -90,6 +94,8 @@ final class Http2Flusher extends IteratingCallback {
     // held fragments again; both under the lock.
     private boolean heldThisRound;
     private Timeout holdTimer;
+    // Runs the callbacks that may block when they complete on a thread that must not (see complete()).
+    private final Executor blockingCallbacks;
 
     Http2Flusher(
             ReentrantLock lock,
@@ -99,8 +105,10 @@ final class Http2Flusher extends IteratingCallback {
             ByteBufferPool buffers,
             FrameGenerator generator,
             Windows windows,
-            int bufferSize) {
+            int bufferSize,
+            Executor blockingCallbacks) {
         this.lock = lock;
+        this.blockingCallbacks = blockingCallbacks;
         this.timer = timer;
         this.smallFrameWait = smallFrameWait;
         this.endPoint = endPoint;
@@ -144,7 +152,7 @@ final class Http2Flusher extends IteratingCallback {
                 entry.stream
                         .markBroken(); // as in terminate(): a write after the connection failed is not the handler's
             }
-            entry.fail(failure);
+            complete(entry, failure);
             return false;
         }
         return true;
@@ -308,7 +316,7 @@ final class Http2Flusher extends IteratingCallback {
         }
         try {
             for (Entry entry : entries) {
-                entry.succeed();
+                complete(entry, null);
             }
         } finally {
             entries.clear();
@@ -344,6 +352,7 @@ final class Http2Flusher extends IteratingCallback {
             for (int i = 0; i < active.size(); ) {
                 Entry entry = active.get(i);
                 Generated result;
+                othersFollow = i < active.size() - 1;
                 try {
                     result = entry.generate(this, out);
                 } catch (BufferOverflowException x) {
@@ -400,10 +409,33 @@ final class Http2Flusher extends IteratingCallback {
         failRejected();
     }
 
+    /**
+     * Completes an entry's callback, or fails it with {@code failure}. A callback that may block (an asynchronous
+     * handler's {@code Callback.from(...)}, say) is not run on a thread that must not block, typically the selector that
+     * completed the write or parsed the frame that ended the stream: it goes to a thread that may, as the endpoint does
+     * with an HTTP/1.1 write's callback. Blocking handlers' own writes wait with non-blocking callbacks, which run here.
+     */
+    private void complete(Entry entry, Throwable failure) {
+        if (entry.callback.invocationType() == InvocationType.BLOCKING && Invocable.isNonBlockingInvocation()) {
+            Runnable completion = failure == null ? entry::succeed : () -> entry.fail(failure);
+            try {
+                blockingCallbacks.execute(Invocable.task(InvocationType.BLOCKING, completion));
+                return;
+            } catch (RejectedExecutionException x) {
+                // The server is stopping: complete it here rather than lose it.
+            }
+        }
+        if (failure == null) {
+            entry.succeed();
+        } else {
+            entry.fail(failure);
+        }
+    }
+
     /** Fails the entries that could not be generated, outside the lock: their callbacks may call back in. */
     private void failRejected() {
         for (int i = 0; i < rejected.size(); i++) {
-            rejected.get(i).fail(rejections.get(i));
+            complete(rejected.get(i), rejections.get(i));
         }
         rejected.clear();
         rejections.clear();
@@ -459,7 +491,7 @@ final class Http2Flusher extends IteratingCallback {
             }
         }
         for (Entry entry : failed) {
-            entry.fail(cause);
+            complete(entry, cause);
         }
         close();
     }
@@ -504,7 +536,7 @@ final class Http2Flusher extends IteratingCallback {
             lock.unlock();
         }
         for (Entry entry : failed) {
-            entry.fail(cause);
+            complete(entry, cause);
         }
     }
 
@@ -539,6 +571,8 @@ final class Http2Flusher extends IteratingCallback {
     record Generated(boolean done, ByteBuffer payload) {
         static final Generated DONE = new Generated(true, null);
         static final Generated STALLED = new Generated(false, null);
+        /** Some of the entry was generated in the buffer; it goes on in a later round. */
+        static final Generated PARTLY_SENT = new Generated(false, null);
     }
 
     /** Something to write: control frames, a stream's headers, data, trailers. */
@@ -723,6 +757,14 @@ final class Http2Flusher extends IteratingCallback {
                 heldSince = NOT_HELD;
                 if (fileMapping) {
                     copyMappedFrame(flusher, out, length);
+                    if (flusher.othersFollow && (content.hasRemaining() || (last && trailers != null))) {
+                        // Other streams' entries come after this one in the round: one frame now, the rest of the
+                        // buffer for them, as a large payload gives up its turn after one frame. Otherwise a large
+                        // file would fill every buffer until it is sent, and a small response queued behind it
+                        // (a page's script behind its image) would wait for all of it. The last entry of a round
+                        // may fill the buffer: nobody waits behind it.
+                        return Generated.PARTLY_SENT;
+                    }
                     continue;
                 }
                 boolean end = last && trailers == null && length == content.remaining();

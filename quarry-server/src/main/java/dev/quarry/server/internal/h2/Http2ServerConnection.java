@@ -125,7 +125,8 @@ public final class Http2ServerConnection extends AbstractConnection
                 context.buffers(),
                 generator,
                 connectionWindow,
-                context.config().outputBufferSize());
+                context.config().outputBufferSize(),
+                context.threads());
         this.streams = new Http2StreamTable(lock, flusher);
         this.closer = new Http2Closer(lock, streams, flusher, generator, endPoint);
         this.control =

@@ -291,6 +291,38 @@ class ExpectContinueRaceTest {
         assertReusableThenLeave();
     }
 
+    @Test
+    void aHandlerThatDemandedThenReadTheBodyWithoutWaitingLeavesTheConnectionUsable(ByteBufferPool pool)
+            throws Exception {
+        // The handler asks for content (a fill interest is registered), the body arrives, and it reads it all with
+        // read() without waiting for the wake-up, then answers: the connection's next wait for a request must reuse
+        // the interest still registered, not register a second one (a ReadPendingException closed the connection).
+        Http1Connection connection = connect(pool, AsyncHandler.nonBlocking((request, response, callback) -> {
+            request.demand(() -> {});
+            endPoint.arrive("hello");
+            StringBuilder body = new StringBuilder();
+            for (Content.Chunk chunk; (chunk = request.read()) != null; ) {
+                body.append(StandardCharsets.US_ASCII.decode(chunk.byteBuffer()));
+                chunk.release();
+                if (chunk.isLast()) {
+                    break;
+                }
+            }
+            response.write(true, ascii("read [" + body + "] for " + request.path()), callback);
+        }));
+        endPoint.arrive("POST /upload HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\n\r\n");
+
+        connection.onFillable();
+
+        assertTrue(endPoint.awaitWritten("read [hello] for /upload").endsWith("read [hello] for /upload"));
+        assertTrue(endPoint.isOpen(), "the connection stays open");
+        endPoint.arrive("GET /next HTTP/1.1\r\nHost: localhost\r\n\r\n");
+        assertTrue(endPoint.wakeFill());
+        assertTrue(endPoint.awaitWritten("for /next").endsWith("read [] for /next"));
+        assertNull(endPoint.overlap);
+        assertReusableThenLeave();
+    }
+
     private static void await(CountDownLatch latch) {
         try {
             if (!latch.await(10, TimeUnit.SECONDS)) {

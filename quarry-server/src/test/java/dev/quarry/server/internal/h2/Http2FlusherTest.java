@@ -1,6 +1,7 @@
 package dev.quarry.server.internal.h2;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.quarry.core.Callback;
 import dev.quarry.core.InvocationType;
@@ -105,7 +106,8 @@ class Http2FlusherTest {
                 pool,
                 new FrameGenerator(new HpackEncoder()),
                 new NoWindows(),
-                16_384);
+                16_384,
+                Runnable::run);
         Http2Stream stream = new Http2Stream(1, null, 65_535);
         List<String> outcomes = new CopyOnWriteArrayList<>();
         flusher.offer(new Http2Flusher.ResponseEntry(stream, 200, new HttpFields(), null, false, null, Callback.NOOP));
@@ -125,6 +127,69 @@ class Http2FlusherTest {
         assertEquals(List.of(1), frameTypes(written.toByteArray()), "one HEADERS frame, the final head's");
         assertEquals(List.of("100 done"), outcomes, "the dropped 100's callback still completes");
         flusher.release();
+    }
+
+    /**
+     * A large file mapping queued first must not fill every buffer until it is sent: a small response queued behind it
+     * (a page's script behind its image) goes out in the first write, between the file's frames.
+     */
+    @Test
+    void aSmallResponseQueuedBehindALargeFileMappingIsNotHeldUntilTheFileIsSent(ByteBufferPool pool) {
+        ByteArrayOutputStream written = new ByteArrayOutputStream();
+        Http2Flusher flusher = new Http2Flusher(
+                new ReentrantLock(),
+                new HashedWheelTimer(), // never started: nothing is held back here
+                Duration.ofMillis(200),
+                recordingEndPoint(written),
+                pool,
+                new FrameGenerator(new HpackEncoder()),
+                new WideWindows(),
+                32_768,
+                Runnable::run);
+        Http2Stream file = new Http2Stream(1, null, 1 << 30);
+        Http2Stream script = new Http2Stream(3, null, 1 << 30);
+        ByteBuffer mapping = ByteBuffer.allocate(1 << 20);
+        flusher.offer(
+                new Http2Flusher.ResponseEntry(file, 200, new HttpFields(), mapping, true, true, null, Callback.NOOP));
+        flusher.offer(new Http2Flusher.ResponseEntry(
+                script, 200, new HttpFields(), ByteBuffer.wrap(new byte[100]), true, null, Callback.NOOP));
+        flusher.iterate();
+
+        List<String> frames = frames(written.toByteArray());
+        int scriptEnd = frames.indexOf("DATA 3 END_STREAM");
+        int fileEnd = frames.indexOf("DATA 1 END_STREAM");
+        assertTrue(scriptEnd >= 0 && fileEnd >= 0, frames::toString);
+        assertTrue(scriptEnd <= 4, "the small response went in the first write: " + frames.subList(0, 6));
+        assertEquals(0, mapping.remaining(), "the file was sent whole");
+        flusher.release();
+    }
+
+    /** @return each frame in {@code bytes}: "TYPE stream [END_STREAM]", DATA and HEADERS named */
+    private static List<String> frames(byte[] bytes) {
+        List<String> frames = new ArrayList<>();
+        for (int at = 0; at + 9 <= bytes.length; ) {
+            int length = ((bytes[at] & 0xFF) << 16) | ((bytes[at + 1] & 0xFF) << 8) | (bytes[at + 2] & 0xFF);
+            int type = bytes[at + 3] & 0xFF;
+            boolean end = (bytes[at + 4] & 0x1) != 0;
+            int stream = ((bytes[at + 5] & 0x7F) << 24)
+                    | ((bytes[at + 6] & 0xFF) << 16)
+                    | ((bytes[at + 7] & 0xFF) << 8)
+                    | (bytes[at + 8] & 0xFF);
+            frames.add((type == 0 ? "DATA" : type == 1 ? "HEADERS" : "TYPE" + type) + " " + stream
+                    + (end ? " END_STREAM" : ""));
+            at += 9 + length;
+        }
+        return frames;
+    }
+
+    private static final class WideWindows implements Http2Flusher.Windows {
+        @Override
+        public int connectionSendWindow() {
+            return 1 << 30;
+        }
+
+        @Override
+        public void consumeConnectionSendWindow(int bytes) {}
     }
 
     private static final class NoWindows implements Http2Flusher.Windows {
@@ -153,7 +218,8 @@ class Http2FlusherTest {
                 pool,
                 generator,
                 new NoWindows(),
-                16_384);
+                16_384,
+                Runnable::run);
         List<String> outcomes = new CopyOnWriteArrayList<>();
         flusher[0].offer(new Http2Flusher.ControlEntry(
                 out -> generator.ping(out, 1, true),
