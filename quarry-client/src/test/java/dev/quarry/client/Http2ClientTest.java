@@ -107,6 +107,17 @@ class Http2ClientTest {
         return "http://127.0.0.1:" + server.port() + path;
     }
 
+    /** @return why a GET of {@code uri} failed, which must say {@code problem} */
+    private Throwable assertFailsWith(String uri, String problem) {
+        ExecutionException failed = assertThrows(
+                ExecutionException.class,
+                () -> client.sendAsync(HttpRequest.get(uri)).get(10, TimeUnit.SECONDS));
+        assertTrue(
+                failed.getCause().getMessage().contains(problem),
+                failed.getCause().toString());
+        return failed.getCause();
+    }
+
     private DestinationStatistics stats() {
         return client.statistics().get(0);
     }
@@ -251,16 +262,9 @@ class Http2ClientTest {
             }
         })) {
             client(pool, HttpClient.builder());
-            ExecutionException failed = assertThrows(
-                    ExecutionException.class,
-                    () -> client.sendAsync(HttpRequest.get(fake.uri("/reset"))).get(10, TimeUnit.SECONDS));
-            assertTrue(failed.getCause() instanceof IOException, failed.toString());
-            assertTrue(
-                    failed.getCause().getMessage().contains("reset the stream"),
-                    failed.getCause().getMessage());
-            assertTrue(
-                    failed.getCause().getMessage().contains("INTERNAL_ERROR"),
-                    failed.getCause().getMessage());
+            Throwable failed = assertFailsWith(fake.uri("/reset"), "reset the stream");
+            assertTrue(failed instanceof IOException, failed.toString());
+            assertTrue(failed.getMessage().contains("INTERNAL_ERROR"), failed.getMessage());
             assertEquals("fine", client.send(HttpRequest.get(fake.uri("/ok"))).asString());
             assertEquals(1, fake.accepted.get());
         }
@@ -356,13 +360,7 @@ class Http2ClientTest {
             }
         })) {
             client(pool, HttpClient.builder());
-            ExecutionException failed = assertThrows(
-                    ExecutionException.class,
-                    () -> client.sendAsync(HttpRequest.get(fake.uri("/bad"))).get(10, TimeUnit.SECONDS));
-            assertTrue(failed.getCause() instanceof BadResponseException, failed.toString());
-            assertTrue(
-                    failed.getCause().getMessage().contains("PROTOCOL_ERROR"),
-                    failed.getCause().getMessage());
+            assertTrue(assertFailsWith(fake.uri("/bad"), "PROTOCOL_ERROR") instanceof BadResponseException);
             assertEquals(
                     "fresh", client.send(HttpRequest.get(fake.uri("/good"))).asString());
             assertEquals(2, fake.accepted.get());
@@ -384,12 +382,7 @@ class Http2ClientTest {
             }
         })) {
             client(pool, HttpClient.builder());
-            ExecutionException failed = assertThrows(
-                    ExecutionException.class,
-                    () -> client.sendAsync(HttpRequest.get(fake.uri("/bad"))).get(10, TimeUnit.SECONDS));
-            assertTrue(
-                    failed.getCause().getMessage().contains("FLOW_CONTROL_ERROR"),
-                    failed.getCause().getMessage());
+            assertFailsWith(fake.uri("/bad"), "FLOW_CONTROL_ERROR");
             InteropLoad.await(() -> !fake.goAways.isEmpty(), "the client's GOAWAY");
             assertEquals("0 FLOW_CONTROL_ERROR", fake.goAways.peek(), "a client processes no server-initiated stream");
             assertEquals(

@@ -80,6 +80,24 @@ class Http2FlusherTest {
                 });
     }
 
+    /**
+     * @return a flusher over {@link #recordingEndPoint}, whose timer never starts (nothing is held back) and whose
+     *     callbacks complete in place
+     */
+    private static Http2Flusher recordingFlusher(
+            ByteBufferPool pool, ByteArrayOutputStream written, Http2Flusher.Windows windows, int bufferSize) {
+        return new Http2Flusher(
+                new ReentrantLock(),
+                new HashedWheelTimer(),
+                Duration.ofMillis(200),
+                recordingEndPoint(written),
+                pool,
+                new FrameGenerator(new HpackEncoder()),
+                windows,
+                bufferSize,
+                Runnable::run);
+    }
+
     /** @return the type of each frame in {@code bytes}, in order */
     private static List<Integer> frameTypes(byte[] bytes) {
         List<Integer> types = new ArrayList<>();
@@ -98,16 +116,7 @@ class Http2FlusherTest {
     @Test
     void aOneHundredQueuedAfterTheFinalHeadIsDropped(ByteBufferPool pool) {
         ByteArrayOutputStream written = new ByteArrayOutputStream();
-        Http2Flusher flusher = new Http2Flusher(
-                new ReentrantLock(),
-                new HashedWheelTimer(), // never started: nothing is held back here
-                Duration.ofMillis(200),
-                recordingEndPoint(written),
-                pool,
-                new FrameGenerator(new HpackEncoder()),
-                new NoWindows(),
-                16_384,
-                Runnable::run);
+        Http2Flusher flusher = recordingFlusher(pool, written, new NoWindows(), 16_384);
         Http2Stream stream = new Http2Stream(1, null, 65_535);
         List<String> outcomes = new CopyOnWriteArrayList<>();
         flusher.offer(new Http2Flusher.ResponseEntry(stream, 200, new HttpFields(), null, false, null, Callback.NOOP));
@@ -136,16 +145,7 @@ class Http2FlusherTest {
     @Test
     void aSmallResponseQueuedBehindALargeFileMappingIsNotHeldUntilTheFileIsSent(ByteBufferPool pool) {
         ByteArrayOutputStream written = new ByteArrayOutputStream();
-        Http2Flusher flusher = new Http2Flusher(
-                new ReentrantLock(),
-                new HashedWheelTimer(), // never started: nothing is held back here
-                Duration.ofMillis(200),
-                recordingEndPoint(written),
-                pool,
-                new FrameGenerator(new HpackEncoder()),
-                new WideWindows(),
-                32_768,
-                Runnable::run);
+        Http2Flusher flusher = recordingFlusher(pool, written, new WideWindows(), 32_768);
         Http2Stream file = new Http2Stream(1, null, 1 << 30);
         Http2Stream script = new Http2Stream(3, null, 1 << 30);
         ByteBuffer mapping = ByteBuffer.allocate(1 << 20);
