@@ -12,7 +12,6 @@ import dev.quarry.server.test.ServerTestBase;
 import dev.quarry.server.test.TestCertificates;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
@@ -137,17 +136,8 @@ class OpenFilesTest extends StaticFilesTestSupport {
         write("large.bin", content);
         start(StaticFiles.builder(root).revalidateAfter(LONG).maxCachedFileSize(1024));
         assertArrayEquals(content, get("/large.bin").assertFramed().body());
-        try (Socket slow = overTls()
-                ? TestCertificates.ec().clientContext().getSocketFactory().createSocket()
-                : new Socket()) {
-            // A small window: the server's send stalls on a full socket, its transfer waits to be writable.
-            slow.setReceiveBufferSize(4096);
-            slow.connect(new java.net.InetSocketAddress("127.0.0.1", server.port()));
-            slow.setSoTimeout(20_000);
-            OutputStream out = slow.getOutputStream();
-            out.write("GET /large.bin HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
-                    .getBytes(StandardCharsets.ISO_8859_1));
-            out.flush();
+        // A small window: the server's send stalls on a full socket, its transfer waits to be writable.
+        try (Socket slow = slowReader("/large.bin")) {
             InputStream in = slow.getInputStream();
             byte[] start = in.readNBytes(1024);
             // Meanwhile another client reads the same file, from the same descriptor, at its own position.
@@ -268,29 +258,14 @@ class OpenFilesTest extends StaticFilesTestSupport {
         start(StaticFiles.builder(root).revalidateAfter(LONG).maxCachedFileSize(1024));
         assertArrayEquals(content, get("/big.bin").assertFramed().body());
         assertEquals(0, server.statistics().fileTransfers(), "written from the mapping, not with sendfile");
-        try (Socket client = overTls()
-                ? TestCertificates.ec().clientContext().getSocketFactory().createSocket()
-                : new Socket()) {
-            client.setReceiveBufferSize(4096);
-            client.connect(new java.net.InetSocketAddress("127.0.0.1", server.port()));
-            client.setSoTimeout(20_000);
-            client.getOutputStream()
-                    .write("GET /big.bin HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
-                            .getBytes(StandardCharsets.ISO_8859_1));
+        try (Socket client = slowReader("/big.bin")) {
             InputStream in = client.getInputStream();
             long received = in.readNBytes(4096).length; // the send is under way, waiting for this reader
             // Rewritten in place: the pages past the new end are gone from the mapping the send continues from.
             try (FileChannel truncating = FileChannel.open(big, StandardOpenOption.WRITE)) {
                 truncating.truncate(10);
             }
-            byte[] buffer = new byte[65536];
-            try {
-                for (int n; (n = in.read(buffer)) >= 0; ) {
-                    received += n;
-                }
-            } catch (java.net.SocketException | javax.net.ssl.SSLException reset) {
-                // closed abortively
-            }
+            received += drain(in);
             assertTrue(received < size, "cut short: " + received);
         }
         OpenFile open = files.openFileOf("/big.bin");
@@ -330,30 +305,13 @@ class OpenFilesTest extends StaticFilesTestSupport {
                     writeReturned.complete(null);
                 },
                 b -> b);
-        try (Socket client = overTls()
-                ? TestCertificates.ec().clientContext().getSocketFactory().createSocket()
-                : new Socket()) {
-            client.setReceiveBufferSize(4096);
-            client.connect(new java.net.InetSocketAddress("127.0.0.1", server.port()));
-            client.setSoTimeout(20_000);
-            client.getOutputStream()
-                    .write("GET /sparse.bin HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
-                            .getBytes(StandardCharsets.ISO_8859_1));
+        try (Socket client = slowReader("/sparse.bin")) {
             writeReturned.get(10, TimeUnit.SECONDS);
             // Only the continuation, on the selector as the socket drains, reads what is left: from here on it faults.
             try (FileChannel truncating = FileChannel.open(file, StandardOpenOption.WRITE)) {
                 truncating.truncate(0);
             }
-            InputStream in = client.getInputStream();
-            byte[] buffer = new byte[65536];
-            long received = 0;
-            try {
-                for (int n; (n = in.read(buffer)) >= 0; ) {
-                    received += n;
-                }
-            } catch (java.net.SocketException | javax.net.ssl.SSLException reset) {
-                // closed abortively
-            }
+            long received = drain(client.getInputStream());
             assertTrue(received < size, "cut short: " + received);
         }
         assertEquals("failed", outcome.get(10, TimeUnit.SECONDS));
@@ -368,18 +326,39 @@ class OpenFilesTest extends StaticFilesTestSupport {
             socket.getOutputStream()
                     .write(("GET " + target + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
                             .getBytes(StandardCharsets.ISO_8859_1));
-            InputStream in = socket.getInputStream();
-            byte[] buffer = new byte[8192];
-            long total = 0;
-            try {
-                for (int n; (n = in.read(buffer)) >= 0; ) {
-                    total += n;
-                }
-            } catch (java.net.SocketException | javax.net.ssl.SSLException reset) {
-                // the server closed it abortively: what arrived before counts
-            }
-            return total;
+            return drain(socket.getInputStream());
         }
+    }
+
+    /**
+     * @return a connection (over TLS when this class runs so) that sent {@code GET target} with {@code Connection:
+     *     close} and reads through a 4 KiB receive buffer: the server's send of a large body stalls on it
+     */
+    private Socket slowReader(String target) throws IOException {
+        Socket socket = overTls()
+                ? TestCertificates.ec().clientContext().getSocketFactory().createSocket()
+                : new Socket();
+        socket.setReceiveBufferSize(4096);
+        socket.connect(new java.net.InetSocketAddress("127.0.0.1", server.port()));
+        socket.setSoTimeout(20_000);
+        socket.getOutputStream()
+                .write(("GET " + target + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+                        .getBytes(StandardCharsets.ISO_8859_1));
+        return socket;
+    }
+
+    /** @return how many bytes {@code in} gave until the server closed the connection, or reset it (those count) */
+    private static long drain(InputStream in) throws IOException {
+        byte[] buffer = new byte[65536];
+        long total = 0;
+        try {
+            for (int n; (n = in.read(buffer)) >= 0; ) {
+                total += n;
+            }
+        } catch (java.net.SocketException | javax.net.ssl.SSLException reset) {
+            // closed abortively: what arrived before counts
+        }
+        return total;
     }
 
     private static boolean contains(byte[] haystack, byte[] needle) {

@@ -1,5 +1,6 @@
 package dev.quarry.server.test;
 
+import dev.quarry.core.Callback;
 import dev.quarry.io.Connection;
 import dev.quarry.io.EndPoint;
 import java.io.ByteArrayOutputStream;
@@ -12,8 +13,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * What every test endpoint shares: bytes the test makes arrive, and then optionally the end of the stream; every byte
- * written recorded; open until closed once; addresses given; no idle timeout. Subclasses decide how fill interests and
- * writes behave, which is what each race test needs to make certain.
+ * written recorded (writes complete at once unless a subclass says otherwise); open until closed once; addresses given;
+ * no idle timeout. Subclasses decide how fill interests and writes behave, which is what each race test needs to make certain.
  *
  * <p>Reading is lock-free (a connection may fill on a selector thread); the record of written bytes is synchronized,
  * which is fine for tests whose writers may block.
@@ -99,6 +100,20 @@ public abstract class FakeEndPoint implements EndPoint {
             outbound.notifyAll();
         }
         bytesOut += total;
+    }
+
+    /** Records the bytes; a socket that always takes everything. */
+    @Override
+    public boolean flush(ByteBuffer... buffers) {
+        record(buffers);
+        return true;
+    }
+
+    /** Records the bytes and completes the callback at once, on the writing thread. */
+    @Override
+    public void write(Callback callback, ByteBuffer... buffers) {
+        record(buffers);
+        callback.succeeded();
     }
 
     @Override

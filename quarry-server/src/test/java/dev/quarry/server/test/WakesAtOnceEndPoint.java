@@ -63,18 +63,6 @@ public final class WakesAtOnceEndPoint extends FakeEndPoint {
     }
 
     @Override
-    public boolean flush(ByteBuffer... buffers) {
-        record(buffers);
-        return true;
-    }
-
-    @Override
-    public void write(Callback callback, ByteBuffer... buffers) {
-        record(buffers);
-        callback.succeeded();
-    }
-
-    @Override
     public boolean isSecure() {
         return true;
     }
