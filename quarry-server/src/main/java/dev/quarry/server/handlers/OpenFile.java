@@ -54,7 +54,8 @@ final class OpenFile {
 
     @SuppressWarnings("unused") // through REFERENCES
     private volatile int references;
-    // A send from the mapping faulted: the file shrank in place. Set once, read once per send.
+    // A send found the file shrunk in place (its mapping faulted, or a size check after it failed). Set once, read once
+    // per send.
     private volatile boolean faulted;
 
     /**
@@ -128,15 +129,15 @@ final class OpenFile {
     }
 
     /**
-     * A send of this file faulted reading its mapping: the file was truncated in place. The handler then stops keeping
-     * it open, and the next request opens it again, which checks its size and so reloads its entry, instead of faulting
-     * again until the entry is next checked.
+     * A send of this file found it truncated in place: it faulted reading the mapping, or it failed and the file is now
+     * shorter than the region it sent. The handler then stops keeping it open, and the next request opens it again,
+     * which checks its size and so reloads its entry, instead of failing again until the entry is next checked.
      */
     void markFaulted() {
         faulted = true;
     }
 
-    /** @return whether a send faulted reading the mapping ({@link #markFaulted()}) */
+    /** @return whether a send found the file truncated ({@link #markFaulted()}) */
     boolean faulted() {
         return faulted;
     }

@@ -70,9 +70,10 @@ import java.util.List;
  * requests need neither {@code open} nor a thread that may block. A file kept open is trusted for as long as its entry
  * (nginx's {@code open_file_cache_valid}): a file rewritten in place, rather than renamed into place, is seen at the
  * next check, and meanwhile a send of it may be cut short if it shrank (the connection is closed; over HTTP/2, only the
- * stream is reset). Over HTTP/2 or TLS, a send cut short by a read of the mapping past the new end also stops the
- * cache keeping the file open, so the next request opens it again and sees its new size; over HTTP/1.1 cleartext the
- * kernel reports that read as an I/O error like any other, and the file is seen anew at the entry's next check.
+ * stream is reset). A send cut short because the file shrank also stops the cache keeping the file open, so the next
+ * request opens it again and sees its new size: over HTTP/2 or TLS the JVM reports the read of the mapping past the
+ * new end as a fault; over HTTP/1.1 cleartext the kernel reports it as an I/O error like any other, so a failed send
+ * of a file kept open checks its size (off the selector) and a client's reset leaves the file open.
  *
  * <p>Thread-safety: immutable configuration; the cache is thread-safe. Where requests run: a request that the cache
  * answers without a system call on the file system (a small file from memory, a larger one the cache keeps open) runs
@@ -574,7 +575,7 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
                         && (!http2 || response instanceof ServerResponse)
                 ? shared.mapped(position, count)
                 : null;
-        FileSendCallback sending = new FileSendCallback(file, shared, callback);
+        FileSendCallback sending = new FileSendCallback(file, shared, representation.path, position + count, callback);
         try {
             if (mapped != null && http2) {
                 ((ServerResponse) response).writeFileMapping(true, mapped, sending);

@@ -2,6 +2,7 @@ package dev.quarry.server.handlers;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.quarry.core.Callback;
@@ -271,6 +272,59 @@ class OpenFilesTest extends StaticFilesTestSupport {
         OpenFile open = files.openFileOf("/big.bin");
         ServerTestBase.await("the failed send gives its reference back", () -> open.references() == 1, open::toString);
         assertEquals(200, get("/other.bin").assertFramed().status());
+    }
+
+    @Test
+    void aFileKeptOpenThatShrinksWhileItIsSentIsOpenedAgainByTheNextRequest() throws Exception {
+        int size = 16 * 1024 * 1024; // more than the socket buffers take: the send waits for the reader, then goes on
+        byte[] content = random(size, 12);
+        Path big = write("big.bin", content);
+        start(StaticFiles.builder(root).revalidateAfter(LONG).maxCachedFileSize(1024));
+        assertArrayEquals(content, get("/big.bin").assertFramed().body());
+        OpenFile open = files.openFileOf("/big.bin");
+        long abortedBefore = server.statistics().aborted();
+        try (Socket client = slowReader("/big.bin")) {
+            InputStream in = client.getInputStream();
+            long received = in.readNBytes(4096).length; // the send is under way, waiting for this reader
+            // Rewritten in place: the pages past the new end leave the mapping the send continues from.
+            try (FileChannel truncating = FileChannel.open(big, StandardOpenOption.WRITE)) {
+                truncating.truncate(10);
+            }
+            received += drain(in);
+            assertTrue(received < size, "cut short: " + received);
+        }
+        ServerTestBase.await("the failed send gives its reference back", () -> open.references() <= 1, open::toString);
+        ServerTestBase.await(
+                "the cut-short response counts as aborted",
+                () -> server.statistics().aborted() == abortedBefore + 1,
+                () -> "aborted: " + server.statistics().aborted());
+        // The failed send told the handler that the file shrank: the next request opens it again, finds its new size
+        // and sends what is left, rather than failing on the stale mapping until the entry is next checked (an hour).
+        Reply again = get("/big.bin").assertFramed();
+        assertEquals(200, again.status());
+        assertArrayEquals(Arrays.copyOf(content, 10), again.body());
+        ServerTestBase.await("the shrunk file is no longer kept open", () -> open.references() == 0, open::toString);
+        assertArrayEquals(
+                Arrays.copyOf(content, 10), get("/big.bin").assertFramed().body());
+    }
+
+    @Test
+    void aClientThatResetsMidDownloadLeavesTheFileKeptOpen() throws Exception {
+        int size = 16 * 1024 * 1024;
+        byte[] content = random(size, 13);
+        write("big.bin", content);
+        start(StaticFiles.builder(root).revalidateAfter(LONG).maxCachedFileSize(1024));
+        assertArrayEquals(content, get("/big.bin").assertFramed().body());
+        OpenFile open = files.openFileOf("/big.bin");
+        try (Socket client = slowReader("/big.bin")) {
+            client.getInputStream().readNBytes(4096); // the send is under way, waiting for this reader
+            client.setSoLinger(true, 0); // close with a reset: the server's next write fails
+        }
+        ServerTestBase.await("the failed send gives its reference back", () -> open.references() == 1, open::toString);
+        // A failed send alone says nothing about the file: it stays open, and the next request is sent from it.
+        assertArrayEquals(content, get("/big.bin").assertFramed().body());
+        assertSame(open, files.openFileOf("/big.bin"), "still the same file kept open");
+        assertEquals(1, open.references(), open.toString());
     }
 
     @Test

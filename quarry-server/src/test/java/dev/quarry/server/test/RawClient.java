@@ -281,7 +281,20 @@ public final class RawClient implements AutoCloseable {
         }
     }
 
+    /**
+     * Reads exactly {@code length} bytes, whatever they are: after a 101, the bytes of the protocol switched to.
+     *
+     * @throws IOException if the connection ends first, or a read times out
+     */
+    public byte[] readBytes(int length) throws IOException {
+        return readExactly(length, "raw bytes");
+    }
+
     private byte[] readExactly(long length, RawResponse head) throws IOException {
+        return readExactly(length, "body bytes of a " + head.status() + " response");
+    }
+
+    private byte[] readExactly(long length, String what) throws IOException {
         if (length > Integer.MAX_VALUE - 16) {
             throw new IOException("body too large for a test client: " + length);
         }
@@ -290,10 +303,9 @@ public final class RawClient implements AutoCloseable {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (n < length) {
             if (!in.hasRemaining()) {
-                int read = fill(deadline, "reading " + (length - n) + " more body bytes of " + head.status());
+                int read = fill(deadline, "reading " + (length - n) + " more " + what);
                 if (read < 0) {
-                    throw new EOFException("connection closed by the server after " + n + " of " + length
-                            + " body bytes of a " + head.status() + " response");
+                    throw new EOFException("connection closed by the server after " + n + " of " + length + " " + what);
                 }
                 // A fill made progress: a slow but steady body must not time out as a whole.
                 deadline = System.nanoTime() + timeout.toNanos();
