@@ -796,6 +796,8 @@ public final class TlsConnection extends AbstractConnection {
                 }
                 wrapAll(sources);
             }
+        } catch (InternalError x) {
+            throw readFault(x);
         } finally {
             unlock();
         }
@@ -862,11 +864,11 @@ public final class TlsConnection extends AbstractConnection {
                     break;
                 }
             }
-        } catch (IOException x) {
+        } catch (IOException | InternalError x) {
             failed = writeCallback;
             writeCallback = null;
             writeBuffers = null;
-            failure = x;
+            failure = x instanceof InternalError error ? readFault(error) : x;
         } finally {
             unlock();
         }
@@ -931,9 +933,7 @@ public final class TlsConnection extends AbstractConnection {
             try {
                 result = engine.wrap(sources, out);
             } catch (InternalError x) {
-                // The JVM's answer to a fault while copying a source (SIGBUS): a mapped file truncated while it was
-                // being sent. An I/O error of this connection, so that its write fails and its callback completes.
-                throw new SSLException("cannot read the content to encrypt: " + x.getMessage(), x);
+                throw readFault(x);
             } finally {
                 out.flip();
             }
@@ -946,6 +946,24 @@ public final class TlsConnection extends AbstractConnection {
             netOut = buffers.acquire(packetSize, true);
             netOut.byteBuffer().flip();
         }
+    }
+
+    /**
+     * The JVM's answer to a fault while the engine copied a source (SIGBUS): a mapped file truncated while it was being
+     * sent. An I/O error of this connection, so that its write fails, its callback completes and it closes. Compiled
+     * code may have the JVM deliver it late, at the thread's next safepoint poll, which may lie past
+     * {@code engine.wrap} (in the loop that wraps, in the flush after it): the output paths catch it too, and records
+     * already wrapped from what the copy did not read are never written, since the connection closes.
+     *
+     * @return the I/O error to fail the write with
+     * @throws InternalError {@code error} itself if it is not a fault reading memory
+     */
+    private static SSLException readFault(InternalError error) {
+        String message = error.getMessage();
+        if (message == null || !message.contains("unsafe memory access")) {
+            throw error;
+        }
+        return new SSLException("cannot read the content to encrypt: " + message, error);
     }
 
     /**

@@ -61,15 +61,19 @@ final class Http2Closer {
         closed = true;
     }
 
-    /** Sends GOAWAY and closes once it is written (and, for NO_ERROR, once streams in progress completed). */
-    void goAway(ErrorCode error, String reason) {
+    /**
+     * Sends GOAWAY and closes once it is written (and, for NO_ERROR, once streams in progress completed).
+     *
+     * @return false if a GOAWAY was sent already (this one is not)
+     */
+    boolean goAway(ErrorCode error, String reason) {
         int last;
         lock.lock();
         try {
             // With Http2StreamOpener.open: the last stream id read here is the last stream that was (or will be)
             // served.
             if (goAwaySent) {
-                return;
+                return false;
             }
             goAwaySent = true;
             last = streams.lastStreamId();
@@ -91,6 +95,18 @@ final class Http2Closer {
             streams.failAll(new IOException("HTTP/2 connection error " + error + ": " + reason));
         }
         flusher.iterate();
+        return true;
+    }
+
+    /**
+     * The connection cannot go on (an error of ours): GOAWAY with {@code error} and close once it is written; if a
+     * GOAWAY went already (a graceful one, say), its streams fail and it closes once what is queued is written.
+     */
+    void fail(ErrorCode error, String reason) {
+        if (!goAway(error, reason)) {
+            streams.failAll(new IOException("HTTP/2 connection error " + error + ": " + reason));
+            closeAfterFlush();
+        }
     }
 
     /** The client sent GOAWAY: finish the streams in progress, then close. */

@@ -38,7 +38,9 @@ import java.util.function.Consumer;
  * ones are written from their own buffer, without a copy. Content that is a region of a file mapping is always copied,
  * frame by frame, under a guard: a read of a file truncated meanwhile faults, and handed to the kernel (EFAULT, maybe
  * after part of a frame) or to the TLS engine that would fail the whole connection, while a fault in the copy leaves
- * nothing half-framed and fails only that stream's write ({@link UnreadableContentException}).
+ * nothing half-framed and fails only that stream's write ({@link UnreadableContentException}). Compiled code may deliver
+ * the fault late, though, at the thread's next safepoint poll, which may lie past the guard: the flusher then fails the
+ * whole connection (GOAWAY, then close), never writing the round it interrupted ({@link #onMappingFault}).
  *
  * <p>Thread-safety: {@link #offer} from any thread; the window counters and queues are guarded by the connection's
  * lock, held only while frames are generated, never during the write.
@@ -88,6 +90,11 @@ final class Http2Flusher extends IteratingCallback {
     private final List<Throwable> rejections = new ArrayList<>();
     private RetainableByteBuffer output;
     private Throwable terminated;
+    // Set once a mapping fault surfaced outside the copy's guard (see process()): stream entries are failed with it
+    // from then on, never generated; only control frames (the GOAWAY) still go out. Under the lock.
+    private IOException faulted;
+    // Told once of such a fault, after the flusher failed the queued stream entries: sends GOAWAY and closes.
+    private final Consumer<IOException> connectionFault;
     private int maxFrameSize = 16_384;
     private int peerInitialStreamWindow = Http2Settings.DEFAULT_INITIAL_WINDOW_SIZE;
     // Whether the round being generated held a fragment back (silly-window rule), and the timer that will look at the
@@ -106,8 +113,10 @@ final class Http2Flusher extends IteratingCallback {
             FrameGenerator generator,
             Windows windows,
             int bufferSize,
-            Executor blockingCallbacks) {
+            Executor blockingCallbacks,
+            Consumer<IOException> connectionFault) {
         this.lock = lock;
+        this.connectionFault = connectionFault;
         this.blockingCallbacks = blockingCallbacks;
         this.timer = timer;
         this.smallFrameWait = smallFrameWait;
@@ -284,19 +293,101 @@ final class Http2Flusher extends IteratingCallback {
 
     @Override
     protected Action process() {
-        while (true) {
-            generate();
-            if (!gather.isEmpty()) {
-                endPoint.write(this, gather.toArray(ByteBuffer[]::new));
-                return Action.SCHEDULED;
+        boolean writing = false;
+        try {
+            while (true) {
+                generate();
+                if (!gather.isEmpty()) {
+                    writing = true;
+                    endPoint.write(this, gather.toArray(ByteBuffer[]::new));
+                    return Action.SCHEDULED;
+                }
+                if (completed.isEmpty()) {
+                    // Nothing to write: idle, or everything left waits for a WINDOW_UPDATE.
+                    return Action.IDLE;
+                }
+                // Entries that completed without writing a byte (an empty, non-last write): complete them and look
+                // again.
+                succeedCompleted();
             }
-            if (completed.isEmpty()) {
-                // Nothing to write: idle, or everything left waits for a WINDOW_UPDATE.
-                return Action.IDLE;
+        } catch (InternalError x) {
+            if (!isMappingFault(x)) {
+                throw x;
             }
-            // Entries that completed without writing a byte (an empty, non-last write): complete them and look again.
-            succeedCompleted();
+            return onMappingFault(x, writing);
         }
+    }
+
+    /**
+     * @return whether {@code error} is the JVM's answer to a fault reading memory (SIGBUS: a mapped file truncated
+     *     under the copy); compiled code delivers it at the thread's next safepoint poll, which may be past the copy
+     */
+    static boolean isMappingFault(Throwable error) {
+        return error instanceof InternalError
+                && error.getMessage() != null
+                && error.getMessage().contains("unsafe memory access");
+    }
+
+    /**
+     * A mapping fault that surfaced outside the copy's guard: compiled code may have the JVM throw it asynchronously,
+     * at the thread's next safepoint poll (a return, a loop's back edge), after the copy returned with whatever it did
+     * not read (a standalone C2-compiled copy on JDK 25 does so; how the JIT shapes the code decides). Where it surfaced says nothing certain about which stream's frame holds unread bytes,
+     * nor what state the interrupted generation left, so none of this round is written and the connection fails: its
+     * stream entries are failed (a file mapping's with the fault, so that its file is opened again), and the
+     * connection is told, to send GOAWAY and close. If it surfaced once the write was started, the endpoint may hold
+     * that write: the connection closes at once.
+     *
+     * @param writing whether the endpoint's write was called in this round
+     */
+    private Action onMappingFault(InternalError fault, boolean writing) {
+        IOException cause = new IOException(
+                "cannot read a file being sent (truncated while it was sent?), failing the connection: "
+                        + fault.getMessage(),
+                fault);
+        LOG.log(Level.DEBUG, () -> "HTTP/2 connection failed on " + endPoint + ": " + cause.getMessage());
+        gather.clear();
+        if (writing) {
+            terminate(cause);
+            endPoint.close(cause);
+            return Action.SCHEDULED;
+        }
+        List<Entry> failed = new ArrayList<>();
+        lock.lock();
+        try {
+            if (faulted == null) {
+                faulted = cause;
+            }
+            failed.addAll(completed); // generated into this round, which is not written
+            completed.clear();
+            takeStreamEntries(active, failed);
+            takeStreamEntries(queue, failed);
+        } finally {
+            lock.unlock();
+        }
+        IOException connectionFailure = new IOException("HTTP/2 connection failed: " + cause.getMessage());
+        for (Entry entry : failed) {
+            if (entry.stream != null) {
+                entry.stream.markBroken();
+            }
+        }
+        for (Entry entry : failed) {
+            complete(entry, entry.isFileMapping() ? cause : connectionFailure);
+        }
+        failRejected(); // rejected before the fault, in the round it interrupted
+        connectionFault.accept(cause);
+        // The GOAWAY the connection queued goes in the next round (the connection's iterate() asked for one).
+        return Action.IDLE;
+    }
+
+    /** Under the lock: moves the stream entries of {@code entries} (not the control ones) to {@code into}. */
+    private static void takeStreamEntries(java.util.Collection<Entry> entries, List<Entry> into) {
+        entries.removeIf(entry -> {
+            if (!entry.isControl()) {
+                into.add(entry);
+                return true;
+            }
+            return false;
+        });
     }
 
     /**
@@ -352,6 +443,13 @@ final class Http2Flusher extends IteratingCallback {
             for (int i = 0; i < active.size(); ) {
                 Entry entry = active.get(i);
                 Generated result;
+                if (faulted != null && !entry.isControl()) {
+                    // Queued after a mapping fault failed the connection: only its GOAWAY and close go out now.
+                    active.remove(i);
+                    rejected.add(entry);
+                    rejections.add(faulted);
+                    continue;
+                }
                 othersFollow = i < active.size() - 1;
                 try {
                     result = entry.generate(this, out);
@@ -432,13 +530,16 @@ final class Http2Flusher extends IteratingCallback {
         }
     }
 
-    /** Fails the entries that could not be generated, outside the lock: their callbacks may call back in. */
+    /**
+     * Fails the entries that could not be generated, outside the lock: their callbacks may call back in. Each leaves
+     * the lists before its callback runs, so that a fault surfacing meanwhile (see {@link #onMappingFault}), which
+     * fails the rest, never completes one twice.
+     */
     private void failRejected() {
-        for (int i = 0; i < rejected.size(); i++) {
-            complete(rejected.get(i), rejections.get(i));
+        for (int last = rejected.size() - 1; last >= 0; last--) {
+            Entry entry = rejected.remove(last);
+            complete(entry, rejections.remove(last));
         }
-        rejected.clear();
-        rejections.clear();
     }
 
     private static ByteBuffer slice(ByteBuffer out, int from, int to) {
@@ -597,6 +698,11 @@ final class Http2Flusher extends IteratingCallback {
             return false;
         }
 
+        /** @return whether this entry copies from a file mapping, whose read faults if the file was truncated */
+        boolean isFileMapping() {
+            return false;
+        }
+
         /**
          * Writes frames into {@code out} under the connection lock.
          *
@@ -683,6 +789,11 @@ final class Http2Flusher extends IteratingCallback {
         @Override
         boolean isSmall() {
             return small;
+        }
+
+        @Override
+        boolean isFileMapping() {
+            return fileMapping;
         }
 
         @Override

@@ -126,7 +126,8 @@ public final class Http2ServerConnection extends AbstractConnection
                 generator,
                 connectionWindow,
                 context.config().outputBufferSize(),
-                context.threads());
+                context.threads(),
+                this::onMappingFault);
         this.streams = new Http2StreamTable(lock, flusher);
         this.closer = new Http2Closer(lock, streams, flusher, generator, endPoint);
         this.control =
@@ -612,6 +613,14 @@ public final class Http2ServerConnection extends AbstractConnection
         sendReset(stream.id(), error);
         streams.fail(stream, cause);
         closer.afterStreamRemoved();
+    }
+
+    /**
+     * The flusher met a fault reading a file mapping that it could not pin on one stream (see {@link Http2Flusher}):
+     * it failed the queued streams' writes; the connection ends, with GOAWAY INTERNAL_ERROR if none was sent yet.
+     */
+    private void onMappingFault(IOException cause) {
+        closer.fail(ErrorCode.INTERNAL_ERROR, "cannot read a file being sent");
     }
 
     /** @return whether the connection is closed; any thread */

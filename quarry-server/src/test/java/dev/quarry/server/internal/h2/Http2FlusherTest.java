@@ -95,7 +95,8 @@ class Http2FlusherTest {
                 new FrameGenerator(new HpackEncoder()),
                 windows,
                 bufferSize,
-                Runnable::run);
+                Runnable::run,
+                cause -> {});
     }
 
     /** @return the type of each frame in {@code bytes}, in order */
@@ -219,7 +220,8 @@ class Http2FlusherTest {
                 generator,
                 new NoWindows(),
                 16_384,
-                Runnable::run);
+                Runnable::run,
+                cause -> {});
         List<String> outcomes = new CopyOnWriteArrayList<>();
         flusher[0].offer(new Http2Flusher.ControlEntry(
                 out -> generator.ping(out, 1, true),
@@ -239,5 +241,177 @@ class Http2FlusherTest {
         flusher[0].iterate();
         assertEquals(List.of("first succeeded", "second succeeded"), outcomes);
         flusher[0].release();
+    }
+
+    /** What the JVM throws for a read of a truncated file's pages, as compiled code delivers it: after the copy. */
+    private static final String ASYNC_FAULT =
+            "a fault occurred in a recent unsafe memory access operation in compiled Java code";
+    /** The message of the same fault on JDK 25, synchronous or not. */
+    private static final String FAULT = "a fault occurred in an unsafe memory access operation";
+
+    /**
+     * An entry whose generation throws the JVM's mapping fault after it framed some bytes: where an asynchronous fault
+     * of a copy surfaces once the copying code is compiled (at a safepoint poll past the copy's guard).
+     */
+    private static final class FaultSurfacingEntry extends Http2Flusher.Entry {
+        FaultSurfacingEntry(Http2Stream stream, Callback callback) {
+            super(stream, callback);
+        }
+
+        @Override
+        Http2Flusher.Generated generate(Http2Flusher flusher, ByteBuffer out) {
+            flusher.generator().dataHeader(out, stream.id(), 0, false);
+            throw new InternalError(ASYNC_FAULT);
+        }
+    }
+
+    private static Callback recording(List<String> outcomes, String name) {
+        return Callback.from(
+                InvocationType.NON_BLOCKING,
+                () -> outcomes.add(name + " succeeded"),
+                x -> outcomes.add(name + " failed" + (hasInternalError(x) ? " (fault)" : "")));
+    }
+
+    private static boolean hasInternalError(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof InternalError) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * A mapping fault that surfaces outside the copy's guard, in the middle of a round: nothing of that round is written
+     * (a frame may hold bytes the copy never read); every stream's write fails, a file mapping's with the fault (so
+     * that its file is opened again); the connection is told once, and the GOAWAY it queues still goes out.
+     */
+    @Test
+    void aMappingFaultOutsideTheCopyFailsTheConnectionAndLetsItsGoAwayOut(ByteBufferPool pool) {
+        ByteArrayOutputStream written = new ByteArrayOutputStream();
+        FrameGenerator generator = new FrameGenerator(new HpackEncoder());
+        List<String> outcomes = new CopyOnWriteArrayList<>();
+        List<Throwable> faults = new CopyOnWriteArrayList<>();
+        Http2Flusher[] flusher = new Http2Flusher[1];
+        flusher[0] = new Http2Flusher(
+                new ReentrantLock(),
+                new HashedWheelTimer(), // never started: nothing is held back here
+                Duration.ofMillis(200),
+                recordingEndPoint(written),
+                pool,
+                generator,
+                new WideWindows(),
+                32_768,
+                Runnable::run,
+                cause -> {
+                    // As the connection does: GOAWAY, and iterate.
+                    faults.add(cause);
+                    flusher[0].offer(new Http2Flusher.ControlEntry(
+                            out -> generator.goAway(out, 5, dev.quarry.http.h2.ErrorCode.INTERNAL_ERROR, "fault"),
+                            recording(outcomes, "goaway")));
+                    flusher[0].iterate();
+                });
+        flusher[0].offer(new Http2Flusher.ResponseEntry(
+                new Http2Stream(1, null, 1 << 30),
+                200,
+                new HttpFields(),
+                ByteBuffer.allocate(100_000),
+                true,
+                true,
+                null,
+                recording(outcomes, "file")));
+        flusher[0].offer(new Http2Flusher.ResponseEntry(
+                new Http2Stream(3, null, 1 << 30),
+                200,
+                new HttpFields(),
+                ByteBuffer.wrap(new byte[100]),
+                true,
+                null,
+                recording(outcomes, "small")));
+        flusher[0].offer(new FaultSurfacingEntry(new Http2Stream(5, null, 1 << 30), recording(outcomes, "faulting")));
+        flusher[0].iterate();
+
+        assertEquals(List.of("TYPE7 0"), frames(written.toByteArray()), "only the GOAWAY is written");
+        assertEquals(1, faults.size(), "the connection is told once");
+        assertTrue(hasInternalError(faults.get(0)), faults.get(0).toString());
+        assertTrue(outcomes.contains("file failed (fault)"), outcomes::toString);
+        assertTrue(outcomes.contains("small failed"), outcomes::toString);
+        assertTrue(
+                outcomes.contains("faulting failed (fault)") || outcomes.contains("faulting failed"),
+                outcomes::toString);
+        assertTrue(outcomes.contains("goaway succeeded"), outcomes::toString);
+        assertEquals(4, outcomes.size(), outcomes::toString);
+
+        // A stream's write queued after the fault fails; a control frame still goes out.
+        flusher[0].offer(new Http2Flusher.ResponseEntry(
+                new Http2Stream(7, null, 1 << 30),
+                200,
+                new HttpFields(),
+                null,
+                true,
+                null,
+                recording(outcomes, "late")));
+        flusher[0].iterate();
+        assertTrue(outcomes.contains("late failed (fault)"), outcomes::toString);
+        assertEquals(List.of("TYPE7 0"), frames(written.toByteArray()));
+        flusher[0].release();
+    }
+
+    /**
+     * A mapping fault that surfaces once the endpoint's write was called (at its return, or inside it): the endpoint
+     * may hold that write, so nothing more can be written in order; the connection closes at once and every write
+     * queued fails.
+     */
+    @Test
+    void aMappingFaultSurfacingInTheWriteClosesTheEndPoint(ByteBufferPool pool) {
+        List<Throwable> closes = new CopyOnWriteArrayList<>();
+        EndPoint endPoint = (EndPoint) Proxy.newProxyInstance(
+                EndPoint.class.getClassLoader(), new Class<?>[] {EndPoint.class}, (proxy, method, args) -> {
+                    switch (method.getName()) {
+                        case "write" -> throw new InternalError(FAULT);
+                        case "close" -> {
+                            closes.add(args == null ? new EOFException("closed") : (Throwable) args[0]);
+                            return null;
+                        }
+                        case "isOpen" -> {
+                            return closes.isEmpty();
+                        }
+                        case "toString" -> {
+                            return "FaultingEndPoint";
+                        }
+                        default -> {
+                            return method.getReturnType() == long.class ? 0L : null;
+                        }
+                    }
+                });
+        List<String> outcomes = new CopyOnWriteArrayList<>();
+        List<Throwable> faults = new CopyOnWriteArrayList<>();
+        Http2Flusher flusher = new Http2Flusher(
+                new ReentrantLock(),
+                new HashedWheelTimer(),
+                Duration.ofMillis(200),
+                endPoint,
+                pool,
+                new FrameGenerator(new HpackEncoder()),
+                new WideWindows(),
+                16_384,
+                Runnable::run,
+                faults::add);
+        flusher.offer(new Http2Flusher.ResponseEntry(
+                new Http2Stream(1, null, 1 << 30),
+                200,
+                new HttpFields(),
+                ByteBuffer.allocate(10_000),
+                true,
+                true,
+                null,
+                recording(outcomes, "file")));
+        flusher.iterate();
+
+        assertEquals(1, closes.size(), "the endpoint is closed");
+        assertTrue(hasInternalError(closes.get(0)), closes.get(0).toString());
+        assertEquals(List.of("file failed (fault)"), outcomes);
+        assertTrue(flusher.isDone(), flusher.toString());
+        flusher.release();
     }
 }
