@@ -554,7 +554,15 @@ final class Http2Flusher extends IteratingCallback {
 
     @Override
     protected void onCompleteFailure(Throwable cause) {
+        // Terminated first (the connection closed, or a fault failed it): whoever terminated it closes the endpoint. A
+        // racy read: at worst the endpoint is closed twice, which does nothing the second time.
+        boolean terminatedAlready = terminated != null;
         terminate(cause);
+        if (!terminatedAlready) {
+            // A failed write, or an error of ours in process(): a connection that can no longer write would otherwise
+            // go on reading, its streams' writes failing, until its idle timeout.
+            endPoint.close(cause);
+        }
     }
 
     /**

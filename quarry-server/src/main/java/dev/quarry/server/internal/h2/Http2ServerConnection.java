@@ -240,7 +240,9 @@ public final class Http2ServerConnection extends AbstractConnection
             return null;
         } catch (Throwable x) {
             LOG.log(Level.WARNING, "HTTP/2 processing failed on " + this, x);
-            closer.goAway(ErrorCode.INTERNAL_ERROR, "internal error");
+            // fail, not goAway: after a graceful GOAWAY, goAway would do nothing and leave the connection open, its
+            // reading stopped, until the idle timeout.
+            closer.fail(ErrorCode.INTERNAL_ERROR, "internal error");
             return null;
         }
     }

@@ -1,6 +1,8 @@
 package dev.quarry.server.internal.h2;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.quarry.core.Callback;
@@ -365,25 +367,9 @@ class Http2FlusherTest {
     @Test
     void aMappingFaultSurfacingInTheWriteClosesTheEndPoint(ByteBufferPool pool) {
         List<Throwable> closes = new CopyOnWriteArrayList<>();
-        EndPoint endPoint = (EndPoint) Proxy.newProxyInstance(
-                EndPoint.class.getClassLoader(), new Class<?>[] {EndPoint.class}, (proxy, method, args) -> {
-                    switch (method.getName()) {
-                        case "write" -> throw new InternalError(FAULT);
-                        case "close" -> {
-                            closes.add(args == null ? new EOFException("closed") : (Throwable) args[0]);
-                            return null;
-                        }
-                        case "isOpen" -> {
-                            return closes.isEmpty();
-                        }
-                        case "toString" -> {
-                            return "FaultingEndPoint";
-                        }
-                        default -> {
-                            return method.getReturnType() == long.class ? 0L : null;
-                        }
-                    }
-                });
+        EndPoint endPoint = closeRecordingEndPoint(closes, () -> {
+            throw new InternalError(FAULT);
+        });
         List<String> outcomes = new CopyOnWriteArrayList<>();
         List<Throwable> faults = new CopyOnWriteArrayList<>();
         Http2Flusher flusher = new Http2Flusher(
@@ -411,6 +397,70 @@ class Http2FlusherTest {
         assertEquals(1, closes.size(), "the endpoint is closed");
         assertTrue(hasInternalError(closes.get(0)), closes.get(0).toString());
         assertEquals(List.of("file failed (fault)"), outcomes);
+        assertTrue(flusher.isDone(), flusher.toString());
+        flusher.release();
+    }
+
+    /**
+     * @return an endpoint that records its closes (open until the first), and whose write runs {@code onWrite} and then
+     *     succeeds
+     */
+    private static EndPoint closeRecordingEndPoint(List<Throwable> closes, Runnable onWrite) {
+        return (EndPoint) Proxy.newProxyInstance(
+                EndPoint.class.getClassLoader(), new Class<?>[] {EndPoint.class}, (proxy, method, args) -> {
+                    switch (method.getName()) {
+                        case "write" -> {
+                            onWrite.run();
+                            ((Callback) args[0]).succeeded();
+                            return null;
+                        }
+                        case "close" -> {
+                            closes.add(args == null ? new EOFException("closed") : (Throwable) args[0]);
+                            return null;
+                        }
+                        case "isOpen" -> {
+                            return closes.isEmpty();
+                        }
+                        case "toString" -> {
+                            return "CloseRecordingEndPoint";
+                        }
+                        default -> {
+                            return method.getReturnType() == long.class ? 0L : null;
+                        }
+                    }
+                });
+    }
+
+    /**
+     * A bug of ours thrown while frames are generated stops the flusher: the connection, which can no longer write,
+     * closes at once rather than go on reading, its streams' writes failing, until its idle timeout.
+     */
+    @Test
+    void anErrorWhileGeneratingClosesTheEndPoint(ByteBufferPool pool) {
+        List<Throwable> closes = new CopyOnWriteArrayList<>();
+        Http2Flusher flusher = new Http2Flusher(
+                new ReentrantLock(),
+                new HashedWheelTimer(),
+                Duration.ofMillis(200),
+                closeRecordingEndPoint(closes, () -> {}),
+                pool,
+                new FrameGenerator(new HpackEncoder()),
+                new WideWindows(),
+                16_384,
+                Runnable::run,
+                cause -> {});
+        List<String> outcomes = new CopyOnWriteArrayList<>();
+        flusher.offer(new Http2Flusher.Entry(new Http2Stream(1, null, 1 << 30), recording(outcomes, "buggy")) {
+            @Override
+            Http2Flusher.Generated generate(Http2Flusher ignored, ByteBuffer out) {
+                throw new IllegalStateException("a bug");
+            }
+        });
+        flusher.iterate();
+
+        assertEquals(List.of("buggy failed"), outcomes);
+        assertFalse(closes.isEmpty(), "the endpoint is closed");
+        assertInstanceOf(IllegalStateException.class, closes.get(0));
         assertTrue(flusher.isDone(), flusher.toString());
         flusher.release();
     }
