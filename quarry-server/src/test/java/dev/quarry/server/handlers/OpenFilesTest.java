@@ -259,16 +259,7 @@ class OpenFilesTest extends StaticFilesTestSupport {
         start(StaticFiles.builder(root).revalidateAfter(LONG).maxCachedFileSize(1024));
         assertArrayEquals(content, get("/big.bin").assertFramed().body());
         assertEquals(0, server.statistics().fileTransfers(), "written from the mapping, not with sendfile");
-        try (Socket client = slowReader("/big.bin")) {
-            InputStream in = client.getInputStream();
-            long received = in.readNBytes(4096).length; // the send is under way, waiting for this reader
-            // Rewritten in place: the pages past the new end are gone from the mapping the send continues from.
-            try (FileChannel truncating = FileChannel.open(big, StandardOpenOption.WRITE)) {
-                truncating.truncate(10);
-            }
-            received += drain(in);
-            assertTrue(received < size, "cut short: " + received);
-        }
+        truncateWhileSent(big, size);
         OpenFile open = files.openFileOf("/big.bin");
         ServerTestBase.await("the failed send gives its reference back", () -> open.references() == 1, open::toString);
         assertEquals(200, get("/other.bin").assertFramed().status());
@@ -283,16 +274,7 @@ class OpenFilesTest extends StaticFilesTestSupport {
         assertArrayEquals(content, get("/big.bin").assertFramed().body());
         OpenFile open = files.openFileOf("/big.bin");
         long abortedBefore = server.statistics().aborted();
-        try (Socket client = slowReader("/big.bin")) {
-            InputStream in = client.getInputStream();
-            long received = in.readNBytes(4096).length; // the send is under way, waiting for this reader
-            // Rewritten in place: the pages past the new end leave the mapping the send continues from.
-            try (FileChannel truncating = FileChannel.open(big, StandardOpenOption.WRITE)) {
-                truncating.truncate(10);
-            }
-            received += drain(in);
-            assertTrue(received < size, "cut short: " + received);
-        }
+        truncateWhileSent(big, size);
         ServerTestBase.await("the failed send gives its reference back", () -> open.references() <= 1, open::toString);
         ServerTestBase.await(
                 "the cut-short response counts as aborted",
@@ -306,6 +288,23 @@ class OpenFilesTest extends StaticFilesTestSupport {
         ServerTestBase.await("the shrunk file is no longer kept open", () -> open.references() == 0, open::toString);
         assertArrayEquals(
                 Arrays.copyOf(content, 10), get("/big.bin").assertFramed().body());
+    }
+
+    /**
+     * Truncates {@code big} to 10 bytes in place while a slow reader is in the middle of downloading it (a send waiting
+     * for the reader), and checks that the download was cut short.
+     */
+    private void truncateWhileSent(Path big, int size) throws IOException {
+        try (Socket client = slowReader("/big.bin")) {
+            InputStream in = client.getInputStream();
+            long received = in.readNBytes(4096).length; // the send is under way, waiting for this reader
+            // Rewritten in place: the pages past the new end are gone from the mapping the send continues from.
+            try (FileChannel truncating = FileChannel.open(big, StandardOpenOption.WRITE)) {
+                truncating.truncate(10);
+            }
+            received += drain(in);
+            assertTrue(received < size, "cut short: " + received);
+        }
     }
 
     @Test
