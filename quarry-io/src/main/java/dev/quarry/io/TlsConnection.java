@@ -797,7 +797,9 @@ public final class TlsConnection extends AbstractConnection {
                 wrapAll(sources);
             }
         } catch (InternalError x) {
-            throw readFault(x);
+            SSLException fault = readFault(x);
+            discardOutput();
+            throw fault;
         } finally {
             unlock();
         }
@@ -864,11 +866,19 @@ public final class TlsConnection extends AbstractConnection {
                     break;
                 }
             }
-        } catch (IOException | InternalError x) {
+        } catch (IOException x) {
             failed = writeCallback;
             writeCallback = null;
             writeBuffers = null;
-            failure = x instanceof InternalError error ? readFault(error) : x;
+            failure = x;
+        } catch (InternalError x) {
+            // Checked before any state is touched: an InternalError that is no read fault propagates with the write
+            // still pending, for onClose to fail.
+            failure = readFault(x);
+            failed = writeCallback;
+            writeCallback = null;
+            writeBuffers = null;
+            discardOutput();
         } finally {
             unlock();
         }
@@ -964,6 +974,18 @@ public final class TlsConnection extends AbstractConnection {
             throw error;
         }
         return new SSLException("cannot read the content to encrypt: " + message, error);
+    }
+
+    /**
+     * Under the lock, after a read fault: what netOut holds may be records wrapped from bytes the copy never read, so
+     * it is dropped, and nothing more is written, not even close_notify (the connection closes).
+     */
+    private void discardOutput() {
+        outputClosed = true;
+        if (netOut != null && !networkWriting) {
+            ByteBuffer out = netOut.byteBuffer();
+            out.position(out.limit());
+        }
     }
 
     /**
