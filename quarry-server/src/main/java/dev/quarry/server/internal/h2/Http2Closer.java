@@ -100,12 +100,16 @@ final class Http2Closer {
 
     /**
      * The connection cannot go on (an error of ours): GOAWAY with {@code error} and close once it is written; if a
-     * GOAWAY went already (a graceful one, say), its streams fail and it closes once what is queued is written.
+     * GOAWAY went already (a graceful one, say), its streams fail and it closes once what is queued is written. If
+     * that GOAWAY is not queued yet (another thread is queuing it), the close waits for it: its completion, or the
+     * removal of the last stream, closes the connection.
      */
     void fail(ErrorCode error, String reason) {
         if (!goAway(error, reason)) {
             streams.failAll(new IOException("HTTP/2 connection error " + error + ": " + reason));
-            closeAfterFlush();
+            if (goAwayQueued) {
+                closeAfterFlush();
+            }
         }
     }
 

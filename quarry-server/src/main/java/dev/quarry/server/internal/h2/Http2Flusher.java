@@ -18,6 +18,7 @@ import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.BufferOverflowException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -347,8 +348,9 @@ final class Http2Flusher extends IteratingCallback {
         LOG.log(Level.DEBUG, () -> "HTTP/2 connection failed on " + endPoint + ": " + cause.getMessage());
         gather.clear();
         if (writing) {
-            terminate(cause);
+            // Closed first: the write in flight fails before the entries' callbacks give their buffers back.
             endPoint.close(cause);
+            terminate(cause);
             return Action.SCHEDULED;
         }
         List<Entry> failed = new ArrayList<>();
@@ -536,9 +538,9 @@ final class Http2Flusher extends IteratingCallback {
      * fails the rest, never completes one twice.
      */
     private void failRejected() {
-        for (int last = rejected.size() - 1; last >= 0; last--) {
-            Entry entry = rejected.remove(last);
-            complete(entry, rejections.remove(last));
+        while (!rejected.isEmpty()) { // in order; a handful at most
+            Entry entry = rejected.remove(0);
+            complete(entry, rejections.remove(0));
         }
     }
 
@@ -556,13 +558,16 @@ final class Http2Flusher extends IteratingCallback {
     protected void onCompleteFailure(Throwable cause) {
         // Terminated first (the connection closed, or a fault failed it): whoever terminated it closes the endpoint. A
         // racy read: at worst the endpoint is closed twice, which does nothing the second time.
-        boolean terminatedAlready = terminated != null;
-        terminate(cause);
-        if (!terminatedAlready) {
+        // A write refused because the output is shut down or the channel closed: the connection is closing already
+        // (a lingering close must not be cut short).
+        boolean closing = terminated != null || cause instanceof ClosedChannelException || endPoint.isOutputShutdown();
+        if (!closing) {
             // A failed write, or an error of ours in process(): a connection that can no longer write would otherwise
-            // go on reading, its streams' writes failing, until its idle timeout.
+            // go on reading, its streams' writes failing, until its idle timeout. Closed before the entries fail, so
+            // that no write is in flight from the buffers their callbacks give back.
             endPoint.close(cause);
         }
+        terminate(cause);
     }
 
     /**
