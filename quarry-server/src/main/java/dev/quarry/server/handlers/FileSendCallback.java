@@ -46,6 +46,7 @@ final class FileSendCallback implements Callback {
     private final OpenFile shared;
     private final Path path;
     private final long end;
+    private final boolean checkSizeOnFailure;
     private final Callback callback;
 
     @SuppressWarnings("unused") // through RELEASED
@@ -58,13 +59,18 @@ final class FileSendCallback implements Callback {
      * @param path the file's path, for the log
      * @param end where the region sent ends in the file: a failed send of a file kept open that is now shorter stops
      *     the cache keeping it open
+     * @param checkSizeOnFailure whether a failure that is no fault of the mapping checks the file's size: over
+     *     HTTP/1.1 only (where the kernel reads the mapping, and a failure costs a connection), never over HTTP/2,
+     *     where a flood of stream resets would cost a thread and a system call each
      * @param callback the handler's callback
      */
-    FileSendCallback(FileChannel file, OpenFile shared, Path path, long end, Callback callback) {
+    FileSendCallback(
+            FileChannel file, OpenFile shared, Path path, long end, boolean checkSizeOnFailure, Callback callback) {
         this.file = file;
         this.shared = shared;
         this.path = path;
         this.end = end;
+        this.checkSizeOnFailure = checkSizeOnFailure;
         this.callback = callback;
     }
 
@@ -89,16 +95,26 @@ final class FileSendCallback implements Callback {
             LOG.log(Level.DEBUG, () -> "stopped keeping " + path + " open: its mapping faulted while it was sent");
             shared.markFaulted();
             fail(failure);
+        } else if (!checkSizeOnFailure) {
+            fail(failure);
         } else {
             // Asking the file its size is a system call (an fstat, which a network file system may answer late), so
             // never on the thread that completed the write (a selector's, most often); nor on a thread that may be
             // interrupted, since an interrupt during a FileChannel call closes the channel every response shares.
-            // The file is marked before the failure closes the connection, so that a client sees the new size as
-            // soon as it sees the close.
-            Thread.ofVirtual().name("quarry-file-check").start(() -> {
-                checkSize();
+            // The file is marked before the handler's callback fails, so that the response after it sees the new
+            // size (a client that reconnects the moment its connection closes may still get the old mapping once).
+            try {
+                Thread.ofVirtual().name("quarry-file-check").start(() -> {
+                    try {
+                        checkSize();
+                    } finally {
+                        fail(failure);
+                    }
+                });
+            } catch (RuntimeException | Error x) {
+                // No thread (the JVM is out of memory or shutting down): the failure still completes, unchecked.
                 fail(failure);
-            });
+            }
         }
     }
 

@@ -575,7 +575,8 @@ public final class StaticFiles implements AsyncHandler, Dumpable {
                         && (!http2 || response instanceof ServerResponse)
                 ? shared.mapped(position, count)
                 : null;
-        FileSendCallback sending = new FileSendCallback(file, shared, representation.path, position + count, callback);
+        FileSendCallback sending =
+                new FileSendCallback(file, shared, representation.path, position + count, !http2, callback);
         try {
             if (mapped != null && http2) {
                 ((ServerResponse) response).writeFileMapping(true, mapped, sending);
