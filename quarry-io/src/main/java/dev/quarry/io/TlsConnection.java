@@ -969,11 +969,10 @@ public final class TlsConnection extends AbstractConnection {
      * @throws InternalError {@code error} itself if it is not a fault reading memory
      */
     private static SSLException readFault(InternalError error) {
-        String message = error.getMessage();
-        if (message == null || !message.contains("unsafe memory access")) {
+        if (!MappingFaults.isReadFault(error)) {
             throw error;
         }
-        return new SSLException("cannot read the content to encrypt: " + message, error);
+        return new SSLException("cannot read the content to encrypt: " + error.getMessage(), error);
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.quarry.server.handlers;
 
 import dev.quarry.core.Callback;
 import dev.quarry.core.InvocationType;
+import dev.quarry.io.MappingFaults;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.lang.invoke.MethodHandles;
@@ -91,7 +92,7 @@ final class FileSendCallback implements Callback {
     public void failed(Throwable failure) {
         if (shared == null) {
             fail(failure);
-        } else if (isFault(failure)) {
+        } else if (MappingFaults.causedByReadFault(failure)) {
             LOG.log(Level.DEBUG, () -> "stopped keeping " + path + " open: its mapping faulted while it was sent");
             shared.markFaulted();
             fail(failure);
@@ -140,19 +141,6 @@ final class FileSendCallback implements Callback {
     private void fail(Throwable failure) {
         release();
         callback.failed(failure);
-    }
-
-    /**
-     * @return whether the send failed on a fault reading the file's mapping: the JVM's {@link InternalError} for a read
-     *     of pages a truncation removed, as the cause of the I/O error that HTTP/2 and TLS make of it
-     */
-    private static boolean isFault(Throwable failure) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof InternalError) {
-                return true;
-            }
-        }
-        return false;
     }
 
     @Override

@@ -14,6 +14,7 @@ import dev.quarry.http.h2.ErrorCode;
 import dev.quarry.http.h2.FrameGenerator;
 import dev.quarry.http.h2.Http2Settings;
 import dev.quarry.io.EndPoint;
+import dev.quarry.io.MappingFaults;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.BufferOverflowException;
@@ -312,21 +313,11 @@ final class Http2Flusher extends IteratingCallback {
                 succeedCompleted();
             }
         } catch (InternalError x) {
-            if (!isMappingFault(x)) {
+            if (!MappingFaults.isReadFault(x)) {
                 throw x;
             }
             return onMappingFault(x, writing);
         }
-    }
-
-    /**
-     * @return whether {@code error} is the JVM's answer to a fault reading memory (SIGBUS: a mapped file truncated
-     *     under the copy); compiled code delivers it at the thread's next safepoint poll, which may be past the copy
-     */
-    static boolean isMappingFault(Throwable error) {
-        return error instanceof InternalError
-                && error.getMessage() != null
-                && error.getMessage().contains("unsafe memory access");
     }
 
     /**
